@@ -1,0 +1,53 @@
+#pragma once
+// Certified references by FLINT/Arb ball arithmetic: every number comes with
+// a radius such that the exact value of the input matrix's log|det| (or
+// inverse entry) provably lies in [mid - radius, mid + radius] (real
+// arithmetic; the rounding of the midpoint to double is already included in
+// the radius).
+//
+// Contract:
+// - Input entries are converted to balls exactly (a double is exact in Arb).
+// - certified == false whenever Arb cannot prove the result at the requested
+//   precision (singular, or too ill-conditioned for that precision, or a
+//   non-finite entry); `message` then says why and at which precision, and
+//   the numbers are NaN (mid) and +inf (radius), never an unproven value.
+// - A non-square or empty matrix, or precision_bits < 2, is
+//   std::invalid_argument.
+
+#include <Eigen/Core>
+
+#include <limits>
+#include <string>
+
+namespace slaterlab::reference {
+
+inline constexpr long kDefaultPrecisionBits = 128;
+
+/// An enclosure of log|det A| and, when certified, the proven sign of det A.
+struct CertifiedLogDet {
+  bool certified = false;
+  double log_abs_mid = std::numeric_limits<double>::quiet_NaN();
+  double log_abs_radius = std::numeric_limits<double>::infinity();
+  int sign = 0;  ///< +1 or -1 when certified, 0 otherwise
+  long precision_bits = 0;
+  std::string message;
+};
+
+/// An entrywise enclosure of A^{-1}: |A^{-1}(i, j) - mid(i, j)| <= radius(i, j).
+struct CertifiedInverse {
+  bool certified = false;
+  Eigen::MatrixXd mid;
+  Eigen::MatrixXd radius;
+  long precision_bits = 0;
+  std::string message;
+};
+
+/// log|det A| via arb_mat_det and arb_mat_det_precond (balls intersected).
+CertifiedLogDet certified_log_det(const Eigen::MatrixXd& a,
+                                  long precision_bits = kDefaultPrecisionBits);
+
+/// A^{-1} via arb_mat_inv.
+CertifiedInverse certified_inverse(const Eigen::MatrixXd& a,
+                                   long precision_bits = kDefaultPrecisionBits);
+
+}  // namespace slaterlab::reference

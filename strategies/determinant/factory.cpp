@@ -1,0 +1,84 @@
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+
+#include "strategies/determinant/delayed_update.hpp"
+#include "strategies/determinant/qr_givens.hpp"
+#include "strategies/determinant/recompute.hpp"
+#include "strategies/determinant/sherman_morrison.hpp"
+#include "strategies/determinant/splitting.hpp"
+#include "strategies/determinant/updater_options.hpp"
+
+namespace slaterlab {
+namespace {
+
+using Builder = std::function<std::unique_ptr<DeterminantUpdater>(const UpdaterOptions&)>;
+
+struct Entry {
+  std::string name;
+  std::vector<Precision> precisions;
+  Builder build;
+};
+
+/// Builds Strategy<float> for float and mixed storage, Strategy<double> otherwise.
+template <template <class> class Strategy>
+Builder by_storage() {
+  return [](const UpdaterOptions& o) -> std::unique_ptr<DeterminantUpdater> {
+    if (o.precision == Precision::double_) return std::make_unique<Strategy<double>>(o);
+    return std::make_unique<Strategy<float>>(o);
+  };
+}
+
+const std::vector<Entry>& registry() {
+  static const std::vector<Entry> entries = {
+      {"recompute", {Precision::single, Precision::double_}, by_storage<Recompute>()},
+      {"sm", {Precision::single, Precision::double_, Precision::mixed},
+       by_storage<ShermanMorrison>()},
+      // options.variant: "incremental" (default) or "naive"; options.k is the delay.
+      {"delayed", {Precision::single, Precision::double_, Precision::mixed},
+       make_delayed_update},
+      // Threshold: options.breakdown, 1e-3 when left at the generic default.
+      {"splitting", {Precision::single, Precision::double_, Precision::mixed}, make_splitting},
+      {"qr-givens", {Precision::single, Precision::double_}, by_storage<QrGivens>()},
+      {"qr-rank1", {Precision::single, Precision::double_}, by_storage<QrRank1>()},
+  };
+  return entries;
+}
+
+const Entry* find(const std::string& name) {
+  for (const auto& e : registry())
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> known_strategies() {
+  std::vector<std::string> names;
+  for (const auto& e : registry()) names.push_back(e.name);
+  return names;
+}
+
+std::vector<Precision> supported_precisions(const std::string& name) {
+  const Entry* e = find(name);
+  return e ? e->precisions : std::vector<Precision>{};
+}
+
+std::unique_ptr<DeterminantUpdater> make_updater(const std::string& name,
+                                                 const UpdaterOptions& options) {
+  const Entry* e = find(name);
+  if (!e) throw std::invalid_argument("unknown strategy '" + name + "'");
+  if (std::find(e->precisions.begin(), e->precisions.end(), options.precision) ==
+      e->precisions.end()) {
+    throw std::invalid_argument("strategy '" + name + "' does not support precision '" +
+                                std::string(to_string(options.precision)) + "'");
+  }
+  if (options.recompute_every < 0)
+    throw std::invalid_argument("recompute_every must be >= 0");
+  if (!(options.breakdown >= 0.0))
+    throw std::invalid_argument("breakdown threshold must be >= 0");
+  if (options.k < 1) throw std::invalid_argument("k must be >= 1");
+  return e->build(options);
+}
+
+}  // namespace slaterlab

@@ -1,0 +1,77 @@
+#include "strategies/determinant/sherman_morrison.hpp"
+
+#include <cmath>
+
+namespace slaterlab {
+
+template <class Storage>
+ShermanMorrison<Storage>::ShermanMorrison(UpdaterOptions options)
+    : UpdaterBase(std::move(options)) {}
+
+template <class Storage>
+std::string ShermanMorrison<Storage>::label() const {
+  return "sm-" + std::string(to_string(precision()));
+}
+
+template <class Storage>
+void ShermanMorrison<Storage>::reset(const Eigen::MatrixXd& a) {
+  begin_reset(a);
+  refactorise();
+  mutable_counters().recomputes = 0;  // the initial factorisation is not a recompute
+}
+
+template <class Storage>
+void ShermanMorrison<Storage>::refactorise() {
+  Inversion<Storage> inv = precision() == Precision::mixed ? invert<Storage, double>(matrix())
+                                                           : invert<Storage, Storage>(matrix());
+  ainv_ = std::move(inv.inverse);
+  log_det_ = inv.log_det;
+  note_recompute();
+}
+
+template <class Storage>
+Ratio ShermanMorrison<Storage>::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
+  begin_proposal(k, new_column);
+  new_column_ = new_column.cast<Storage>();
+  double rho;
+  if (precision() == Precision::mixed) {
+    rho = ainv_.row(k).template cast<double>().dot(new_column_.template cast<double>());
+  } else {
+    rho = double(ainv_.row(k).dot(new_column_));
+  }
+  pending_ratio_ = rho;
+  return classify(rho);
+}
+
+template <class Storage>
+void ShermanMorrison<Storage>::accept() {
+  const Eigen::Index k = pending().k;
+  const double rho = pending_ratio_;
+  if (commit_pending()) {  // breakdown, or the periodic recompute is due
+    refactorise();
+    return;
+  }
+  const Eigen::Index n = size();
+  x_.resize(n);
+  blas::gemv<Storage>(false, Storage(1), ainv_, new_column_.data(), Storage(0), x_.data());
+  x_(k) -= Storage(1);
+  row_ = ainv_.row(k).transpose();
+  blas::ger<Storage>(Storage(-1.0 / rho), x_.data(), row_.data(), ainv_);
+  log_det_.log_abs += std::log(std::abs(rho));
+  if (rho < 0) log_det_.sign = -log_det_.sign;
+}
+
+template <class Storage>
+void ShermanMorrison<Storage>::reject() {
+  drop_pending();
+}
+
+template <class Storage>
+MaintainedState ShermanMorrison<Storage>::maintained() const {
+  return {ainv_.template cast<double>(), std::nullopt};
+}
+
+template class ShermanMorrison<float>;
+template class ShermanMorrison<double>;
+
+}  // namespace slaterlab

@@ -1,0 +1,214 @@
+#include "strategies/determinant/splitting.hpp"
+
+#include <cmath>
+
+namespace slaterlab {
+
+template <class Storage>
+Splitting<Storage>::Splitting(UpdaterOptions options) : UpdaterBase(std::move(options)) {}
+
+template <class Storage>
+std::string Splitting<Storage>::label() const {
+  return "splitting-" + std::string(to_string(precision()));
+}
+
+template <class Storage>
+void Splitting<Storage>::reset(const Eigen::MatrixXd& a) {
+  begin_reset(a);
+  const Eigen::Index n = a.rows();
+  new_column_.setZero(n);
+  x_.setZero(n);
+  row_.setZero(n);
+  piece_.setZero(n);
+  refactorise();
+  mutable_counters().recomputes = 0;  // the initial factorisation is not a recompute
+}
+
+template <class Storage>
+void Splitting<Storage>::refactorise() {
+  Inversion<Storage> inv = precision() == Precision::mixed ? invert<Storage, double>(matrix())
+                                                           : invert<Storage, Storage>(matrix());
+  ainv_ = std::move(inv.inverse);
+  log_det_ = inv.log_det;
+  queue_cols_.clear();
+  queue_pieces_.clear();
+  accepted_since_refactorise_ = 0;
+  note_recompute();
+}
+
+template <class Storage>
+double Splitting<Storage>::row_dot(Eigen::Index c, const VectorX<Storage>& x) const {
+  if (precision() == Precision::mixed) {
+    return ainv_.row(c).template cast<double>().dot(x.template cast<double>());
+  }
+  return double(ainv_.row(c).dot(x));
+}
+
+template <class Storage>
+double Splitting<Storage>::row_dot_double(Eigen::Index c, const Eigen::VectorXd& v) const {
+  return ainv_.row(c).template cast<double>().dot(v);
+}
+
+template <class Storage>
+std::ptrdiff_t Splitting<Storage>::find_queued(Eigen::Index column) const {
+  for (std::size_t j = 0; j < queue_cols_.size(); ++j)
+    if (queue_cols_[j] == column) return std::ptrdiff_t(j);
+  return -1;
+}
+
+template <class Storage>
+Ratio Splitting<Storage>::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
+  begin_proposal(k, new_column);
+  new_column_ = new_column.cast<Storage>();
+  const double den0 = row_dot(k, new_column_);
+  pending_den0_ = den0;
+  pending_ratio_ = queue_cols_.empty() ? den0 : lookahead_ratio(k, den0);
+  return classify(pending_ratio_);
+}
+
+template <class Storage>
+double Splitting<Storage>::lookahead_ratio(Eigen::Index k, double den0) const {
+  const Eigen::Index q = queued();
+  Eigen::VectorXd b(q);
+  for (Eigen::Index i = 0; i < q; ++i) b(i) = row_dot(queue_cols_[std::size_t(i)], new_column_);
+  const Eigen::VectorXd t = schur_lu_.solve(b);
+  const std::ptrdiff_t slot = find_queued(k);
+  if (slot >= 0) return t(slot);  // column `slot` of S replaced by b
+  Eigen::VectorXd c(q);
+  for (Eigen::Index j = 0; j < q; ++j) c(j) = row_dot_double(k, queue_pieces_[std::size_t(j)]);
+  return den0 - c.dot(t);  // Schur complement of S in the bordered S'
+}
+
+template <class Storage>
+void Splitting<Storage>::accept() {
+  const Eigen::Index k = pending().k;
+  const double rho = pending_ratio_;
+  const double den0 = pending_den0_;
+  const std::ptrdiff_t slot = find_queued(k);
+  // The fresh piece against the applied matrix: the move merged with k's
+  // queued piece. Only its half is ever stored, when the move is split.
+  Eigen::VectorXd fresh = pending().column - matrix().col(k);
+  if (slot >= 0) fresh += queue_pieces_[std::size_t(slot)];
+
+  // commit_pending() asks for a refactorisation on every |rho| < tau; this
+  // strategy answers a small denominator by splitting, so it keeps its own
+  // cadence count and decides below.
+  (void)commit_pending();
+  ++accepted_since_refactorise_;
+  const bool due = options().recompute_every > 0 &&
+                   accepted_since_refactorise_ >= options().recompute_every;
+  const double tau = options().breakdown;
+  const double den_half = 1.0 + 0.5 * (den0 - 1.0);
+  const bool whole = std::abs(den0) >= tau;
+  const bool half = !whole && std::abs(den_half) >= tau;
+  if (due || !std::isfinite(rho) || rho == 0.0 || !std::isfinite(den0) || !(whole || half)) {
+    refactorise();
+    return;
+  }
+
+  log_det_.log_abs += std::log(std::abs(rho));
+  if (rho < 0) log_det_.sign = -log_det_.sign;
+  if (slot >= 0) {
+    queue_cols_.erase(queue_cols_.begin() + slot);
+    queue_pieces_.erase(queue_pieces_.begin() + slot);
+  }
+  if (whole) {
+    apply_fresh(k, den0, Storage(1));
+  } else {
+    apply_fresh(k, den_half, Storage(0.5));
+    queue_cols_.push_back(k);
+    queue_pieces_.push_back(0.5 * fresh);
+    ++mutable_counters().splits;
+  }
+  retry_queue();
+  if (queue_cols_.size() > kMaxQueued) {
+    refactorise();
+    return;
+  }
+  rebuild_schur();
+}
+
+template <class Storage>
+void Splitting<Storage>::apply_fresh(Eigen::Index k, double den, Storage scale) {
+  // Same arithmetic as sm for scale = 1; the half is the sm vector times 0.5.
+  blas::gemv<Storage>(false, Storage(1), ainv_, new_column_.data(), Storage(0), x_.data());
+  x_(k) -= Storage(1);
+  if (scale != Storage(1)) x_ *= scale;
+  row_ = ainv_.row(k).transpose();
+  blas::ger<Storage>(Storage(-1.0 / den), x_.data(), row_.data(), ainv_);
+}
+
+template <class Storage>
+bool Splitting<Storage>::try_apply_queued(std::size_t slot) {
+  const Eigen::Index c = queue_cols_[slot];
+  const Eigen::VectorXd& v = queue_pieces_[slot];
+  const double den = 1.0 + row_dot_double(c, v);
+  if (!(std::abs(den) >= options().breakdown) || !std::isfinite(den)) return false;
+  piece_ = v.cast<Storage>();
+  blas::gemv<Storage>(false, Storage(1), ainv_, piece_.data(), Storage(0), x_.data());
+  row_ = ainv_.row(c).transpose();
+  blas::ger<Storage>(Storage(-1.0 / den), x_.data(), row_.data(), ainv_);
+  queue_cols_.erase(queue_cols_.begin() + std::ptrdiff_t(slot));
+  queue_pieces_.erase(queue_pieces_.begin() + std::ptrdiff_t(slot));
+  return true;
+}
+
+template <class Storage>
+void Splitting<Storage>::retry_queue() {
+  bool progress = true;
+  while (progress && !queue_cols_.empty()) {
+    progress = false;
+    for (std::size_t slot = 0; slot < queue_cols_.size();) {
+      if (try_apply_queued(slot)) {
+        progress = true;
+      } else {
+        ++slot;
+      }
+    }
+  }
+}
+
+template <class Storage>
+void Splitting<Storage>::rebuild_schur() {
+  const Eigen::Index q = queued();
+  if (q == 0) return;
+  schur_.setIdentity(q, q);
+  for (Eigen::Index i = 0; i < q; ++i)
+    for (Eigen::Index j = 0; j < q; ++j)
+      schur_(i, j) += row_dot_double(queue_cols_[std::size_t(i)], queue_pieces_[std::size_t(j)]);
+  schur_lu_.compute(schur_);
+}
+
+template <class Storage>
+void Splitting<Storage>::reject() {
+  drop_pending();
+}
+
+template <class Storage>
+MaintainedState Splitting<Storage>::maintained() const {
+  Eigen::MatrixXd inverse = ainv_.template cast<double>();
+  const Eigen::Index q = queued();
+  if (q == 0) return {std::move(inverse), std::nullopt};
+  const Eigen::Index n = size();
+  Eigen::MatrixXd pieces(n, q);
+  Eigen::MatrixXd rows(q, n);
+  for (Eigen::Index j = 0; j < q; ++j) {
+    pieces.col(j) = queue_pieces_[std::size_t(j)];
+    rows.row(j) = inverse.row(queue_cols_[std::size_t(j)]);
+  }
+  const Eigen::MatrixXd ainv_q = inverse * pieces;
+  inverse.noalias() -= ainv_q * schur_lu_.solve(rows);
+  return {std::move(inverse), std::nullopt};
+}
+
+template class Splitting<float>;
+template class Splitting<double>;
+
+std::unique_ptr<DeterminantUpdater> make_splitting(const UpdaterOptions& options) {
+  UpdaterOptions o = options;
+  if (o.breakdown == UpdaterOptions{}.breakdown) o.breakdown = kDefaultSplittingThreshold;
+  if (o.precision == Precision::double_) return std::make_unique<Splitting<double>>(o);
+  return std::make_unique<Splitting<float>>(o);
+}
+
+}  // namespace slaterlab

@@ -1,0 +1,37 @@
+#pragma once
+// Options every strategy understands, and the factory that builds a strategy
+// from its name (the names used in TOML, HDF5 and on the command line).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "strategies/determinant/determinant_updater.hpp"
+
+namespace slaterlab {
+
+struct UpdaterOptions {
+  Precision precision = Precision::double_;
+  /// Refactorise from the exact (double) matrix every M accepted moves; 0 = never.
+  int recompute_every = 0;
+  /// |rho| below this (or a non-finite rho) is a breakdown.
+  double breakdown = 1e-12;
+  /// Delay (rank of the window) for delayed updates.
+  int k = 16;
+  /// Strategy-specific variant ("incremental"/"naive" for delayed, ...); empty = default.
+  std::string variant;
+};
+
+/// Every strategy name the factory knows, for help texts and suggestions.
+std::vector<std::string> known_strategies();
+
+/// Which precisions a named strategy supports.
+std::vector<Precision> supported_precisions(const std::string& name);
+
+/// Builds the named strategy. Throws std::invalid_argument with a message that
+/// names the bad value (and the closest known name) for an unknown strategy,
+/// an unsupported precision or an invalid option.
+std::unique_ptr<DeterminantUpdater> make_updater(const std::string& name,
+                                                 const UpdaterOptions& options);
+
+}  // namespace slaterlab

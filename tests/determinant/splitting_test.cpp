@@ -1,0 +1,465 @@
+// Sherman-Morrison with splitting: small denominators are split and queued,
+// ratios stay the exact ratios of the full replacement (equal to sm's), and
+// the effective inverse matches a fresh one.
+//
+// Error budget: the first-order derivation of delayed_update_test.cpp
+// (per-step rounding R_l, carried as a backward error and propagated by
+// ||A_J^{-1} A_l||^2; ratio tolerance = twice E_J ||a'|| + 2 W u M s). sm goes
+// through every near-singular matrix of a sequence and its budget carries
+// their inverse norms. Splitting applies halves against matrices halfway to
+// the next one and retries queued halves one move later, so its steps are
+// rounded against inverses met within the last two matrices: window = 2.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <Eigen/LU>
+#include <Eigen/SVD>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "strategies/determinant/linalg.hpp"
+#include "strategies/determinant/splitting.hpp"
+#include "strategies/determinant/updater_options.hpp"
+
+namespace slaterlab {
+namespace {
+
+struct Move {
+  Eigen::Index k;
+  Eigen::VectorXd column;
+  bool accept;
+};
+
+struct Scenario {
+  Eigen::MatrixXd a0;
+  std::vector<Move> moves;
+};
+
+Eigen::VectorXd gaussian_vector(Eigen::Index n, std::mt19937_64& rng) {
+  std::normal_distribution<double> normal;
+  Eigen::VectorXd v(n);
+  for (Eigen::Index i = 0; i < n; ++i) v(i) = normal(rng);
+  return v;
+}
+
+Eigen::MatrixXd gaussian_matrix(Eigen::Index n, std::mt19937_64& rng) {
+  Eigen::MatrixXd m(n, n);
+  for (Eigen::Index j = 0; j < n; ++j) m.col(j) = gaussian_vector(n, rng);
+  return m;
+}
+
+Eigen::VectorXd singular_values(const Eigen::MatrixXd& a) {
+  return Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues();
+}
+
+double relative_error_2norm(const Eigen::MatrixXd& x, const Eigen::MatrixXd& ref) {
+  return singular_values(x - ref)(0) / singular_values(ref)(0);
+}
+
+/// First-order error budget of a scenario (see the file comment), per move.
+struct Budget {
+  std::vector<double> ratio_tol;    // |rho_a - rho_b| at move j (two computations)
+  std::vector<double> inverse_tol;  // ||X - A^{-1}||_2 / ||A^{-1}||_2 after move j
+  std::vector<double> log_det_tol;  // |log|det| difference| after move j (vs a double LU)
+  std::vector<Eigen::MatrixXd> matrix_after;
+  bool sign_reliable = true;  // no accepted ratio within its tolerance of 0
+  // The same three after reset, for an empty sequence.
+  double inverse_tol0 = 0.0;
+  double log_det_tol0 = 0.0;
+  Eigen::MatrixXd a0;
+
+  double final_inverse_tol() const { return inverse_tol.empty() ? inverse_tol0 : inverse_tol.back(); }
+  double final_log_det_tol() const { return log_det_tol.empty() ? log_det_tol0 : log_det_tol.back(); }
+  const Eigen::MatrixXd& final_matrix() const {
+    return matrix_after.empty() ? a0 : matrix_after.back();
+  }
+};
+
+/// `window`: the longest stretch of steps rounded against one base inverse
+/// (K for delayed, 1 for sm; the larger of the two strategies compared).
+Budget error_budget(const Scenario& s, double u, int window) {
+  const Eigen::Index n = s.a0.rows();
+  const double width = double(n + window);  // longest accumulation: dots (N), GEMM (m <= K)
+  const double u_double = std::numeric_limits<double>::epsilon();
+
+  struct Visited {
+    Eigen::MatrixXd a;
+    double inv_norm;  // ||A_l^{-1}||_2
+    double kappa;
+  };
+  std::vector<Visited> visited;
+  std::vector<double> local;  // R_l: rounding committed in the step that produced A_l
+  std::vector<double> u_norms;  // ||u|| of every accepted move
+  auto visit = [&](const Eigen::MatrixXd& a) {
+    const Eigen::VectorXd sv = Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues();
+    visited.push_back({a, 1.0 / sv(n - 1), sv(0) / sv(n - 1)});
+  };
+  // M: the largest inverse met within the window (the base of a delayed
+  // window is at most `window` steps back).
+  auto window_max = [&](std::size_t last) {
+    double m = 0.0;
+    for (std::size_t l = last + 1 > std::size_t(window) ? last + 1 - std::size_t(window) : 0;
+         l <= last; ++l)
+      m = std::max(m, visited[l].inv_norm);
+    return m;
+  };
+  // G = 1 + M ||U||_F over the window's earlier moves (the last window - 1
+  // accepted): ||B^{-1}|| = ||I - V^T A^{-1} U|| <= G, ||B|| <= G likewise.
+  auto window_growth = [&](double m) {
+    double sum2 = 0.0;
+    const std::size_t count = std::min(u_norms.size(), std::size_t(window - 1));
+    for (std::size_t i = u_norms.size() - count; i < u_norms.size(); ++i) sum2 += u_norms[i] * u_norms[i];
+    return 1.0 + m * std::sqrt(sum2);
+  };
+  // E_J <= sum_l ||A_J^{-1} A_l||^2 R_l, with ||A_J^{-1} A_l||_2 <= 1 + ||A_J^{-1}|| ||A_l - A_J||_F.
+  auto inverse_error = [&]() {
+    const Visited& cur = visited.back();
+    double e = 0.0;
+    for (std::size_t l = 0; l < visited.size(); ++l) {
+      const double g = 1.0 + cur.inv_norm * (visited[l].a - cur.a).norm();
+      e += g * g * local[l];
+    }
+    return e;
+  };
+
+  visit(s.a0);
+  local.push_back(double(n) * u * visited[0].kappa * visited[0].inv_norm);  // LU inverse
+  double error = inverse_error();
+  // The strategy's LU log-determinant at reset (and at a refactorisation of
+  // the current matrix) is off by at most N^2 u kappa, as the reference's.
+  const double nn = double(n * n);
+  double log_det_tol = nn * u * visited[0].kappa;
+  Budget b;
+  b.inverse_tol0 = 2.0 * error / visited[0].inv_norm;
+  b.log_det_tol0 = log_det_tol + nn * u_double * visited[0].kappa;
+  b.a0 = s.a0;
+  for (const Move& mv : s.moves) {
+    const Eigen::MatrixXd cur = visited.back().a;  // a copy: visit() grows `visited`
+    const double m = window_max(visited.size() - 1);
+    const double size = mv.column.norm() + cur.col(mv.k).norm();  // ||a'|| + ||a_k|| >= ||u||
+    // Two computations, each: inverse error times ||a'|| plus the rounding of
+    // the ratio's own accumulations (terms of size M (||a'|| + ||a_k||)).
+    const double g = window_growth(m);
+    const double tol = 2.0 * (error * mv.column.norm() + 2.0 * width * u * m * size * g * g);
+    b.ratio_tol.push_back(tol);
+    if (mv.accept) {
+      Eigen::MatrixXd next = cur;
+      next.col(mv.k) = mv.column;
+      const double rho = cur.partialPivLu().solve(mv.column)(mv.k);
+      log_det_tol += tol / std::abs(rho);  // d log|rho| = d rho / rho, first order
+      if (tol >= 0.5 * std::abs(rho)) b.sign_reliable = false;
+      visit(next);
+      const double m_step = window_max(visited.size() - 1);
+      const double c = m_step * size / std::abs(rho);  // condition of the ratio
+      const double g4 = std::pow(window_growth(m_step), 4);
+      local.push_back(2.0 * width * u * g4 * (2.0 * m_step * (1.0 + c) + m_step * m_step * size));
+      u_norms.push_back((mv.column - cur.col(mv.k)).norm());
+      error = inverse_error();
+    }
+    const Visited& now = visited.back();
+    b.inverse_tol.push_back(2.0 * error / now.inv_norm);
+    // LU log-determinants: |tr(A^{-1} dA)| <= N ||A^{-1}|| N u ||A||.
+    b.log_det_tol.push_back(log_det_tol + nn * (u + u_double) * now.kappa);
+    b.matrix_after.push_back(now.a);
+  }
+  return b;
+}
+
+UpdaterOptions options_for(Precision p) {
+  UpdaterOptions o;
+  o.precision = p;
+  return o;
+}
+
+std::vector<double> run(DeterminantUpdater& s, const Scenario& sc) {
+  std::vector<double> ratios;
+  s.reset(sc.a0);
+  for (const Move& mv : sc.moves) {
+    ratios.push_back(s.ratio(mv.k, mv.column).value);
+    if (mv.accept) {
+      s.accept();
+    } else {
+      s.reject();
+    }
+  }
+  return ratios;
+}
+
+Eigen::Index queued(const DeterminantUpdater& s) {
+  if (auto* d = dynamic_cast<const Splitting<double>*>(&s)) return d->queued();
+  if (auto* f = dynamic_cast<const Splitting<float>*>(&s)) return f->queued();
+  return -1;
+}
+
+bool bit_identical(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() &&
+         std::memcmp(a.data(), b.data(), sizeof(double) * std::size_t(a.size())) == 0;
+}
+
+bool bit_identical(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+/// A column that makes column k nearly equal to column j of `a`, chosen so
+/// that the exact ratio is `rho`: (A^{-1}(a_j + delta g))_k = delta (A^{-1} g)_k.
+Eigen::VectorXd near_column(const Eigen::MatrixXd& a, Eigen::Index k, Eigen::Index j, double rho,
+                            std::mt19937_64& rng) {
+  const Eigen::VectorXd g = gaussian_vector(a.rows(), rng);
+  const double delta = rho / a.partialPivLu().solve(g)(k);
+  return a.col(j) + delta * g;
+}
+
+/// Electron 2 is pushed to within rho = 1e-5 of column 4 (below tau = 1e-3),
+/// stays there while others move, then is released either by moving itself
+/// again (its queued half is absorbed) or by moving electron 4 away (the
+/// queued half becomes applicable).
+Scenario split_scenario(bool release_by_partner) {
+  std::mt19937_64 rng(29);
+  const Eigen::Index n = 6;
+  Scenario s{gaussian_matrix(n, rng), {}};
+  Eigen::MatrixXd a = s.a0;
+  auto push = [&](Eigen::Index k, Eigen::VectorXd c, bool accept) {
+    if (accept) a.col(k) = c;
+    s.moves.push_back({k, std::move(c), accept});
+  };
+  push(1, gaussian_vector(n, rng), true);
+  push(2, near_column(a, 2, 4, 1e-5, rng), true);
+  push(0, gaussian_vector(n, rng), true);
+  push(5, gaussian_vector(n, rng), false);
+  push(3, gaussian_vector(n, rng), true);
+  push(release_by_partner ? 4 : 2, gaussian_vector(n, rng), true);
+  push(1, gaussian_vector(n, rng), true);
+  return s;
+}
+
+void check_split_scenario(Precision p, bool release_by_partner) {
+  const Scenario s = split_scenario(release_by_partner);
+  const Budget budget = error_budget(s, storage_epsilon(p), 2);
+  const auto splitting = make_updater("splitting", options_for(p));
+  const auto sm = make_updater("sm", options_for(p));
+  splitting->reset(s.a0);
+  sm->reset(s.a0);
+  for (std::size_t j = 0; j < s.moves.size(); ++j) {
+    SCOPED_TRACE("move " + std::to_string(j));
+    const Move& mv = s.moves[j];
+    const Ratio r = splitting->ratio(mv.k, mv.column);
+    const Ratio r_sm = sm->ratio(mv.k, mv.column);
+    EXPECT_TRUE(std::isfinite(r.value));
+    EXPECT_NEAR(r.value, r_sm.value, budget.ratio_tol[j]);
+    if (mv.accept) {
+      splitting->accept();
+      sm->accept();
+    } else {
+      splitting->reject();
+      sm->reject();
+    }
+    const Eigen::MatrixXd fresh = lu_inverse<double>(lu_factor<double>(budget.matrix_after[j]));
+    EXPECT_LE(relative_error_2norm(*splitting->maintained().inverse, fresh), budget.inverse_tol[j]);
+    const LogDet ref = lu_factor<double>(budget.matrix_after[j]).log_det;
+    EXPECT_NEAR(splitting->log_det().log_abs, ref.log_abs, budget.log_det_tol[j]);
+    if (budget.sign_reliable) {
+      EXPECT_EQ(splitting->log_det().sign, ref.sign);
+    }
+    // The near-collinear move (j = 1) is split and half of it waits until
+    // the release (j = 5).
+    EXPECT_EQ(queued(*splitting), (j >= 1 && j < 5) ? 1 : 0);
+  }
+  EXPECT_EQ(splitting->counters().splits, 1);
+  EXPECT_EQ(splitting->counters().recomputes, 0);
+  EXPECT_EQ(splitting->counters().breakdowns, 1);  // |rho| = 1e-5 < tau is reported
+}
+
+TEST(Splitting, SmallDenominatorIsSplitAndReleasedBySameElectron) {
+  for (const Precision p : {Precision::double_, Precision::single, Precision::mixed}) {
+    SCOPED_TRACE(std::string(to_string(p)));
+    check_split_scenario(p, /*release_by_partner=*/false);
+  }
+}
+
+TEST(Splitting, SmallDenominatorIsSplitAndReleasedByPartnerColumn) {
+  for (const Precision p : {Precision::double_, Precision::single, Precision::mixed}) {
+    SCOPED_TRACE(std::string(to_string(p)));
+    check_split_scenario(p, /*release_by_partner=*/true);
+  }
+}
+
+/// Adversarial sequences: each move is Gaussian or pushes the electron to
+/// within a relative 10^-e (e in 2..6) of another current column (N > 1).
+/// Draw order (RapidCheck shrinks earlier draws first): N, then the move
+/// sequence (length, then moves), then the data seed.
+Scenario draw_adversarial() {
+  const int n = *rc::gen::inRange(1, 11);
+  // Element draws at full size: RapidCheck scales inRange by the size.
+  const int count = *rc::gen::inRange(0, 31);
+  const auto steps = *rc::gen::container<std::vector<std::tuple<int, int, int>>>(
+      std::size_t(count),
+      rc::gen::resize(100, rc::gen::tuple(rc::gen::inRange(0, 1 << 16), rc::gen::inRange(0, 7),
+                                          rc::gen::inRange(0, 4))));
+  const auto seed = *rc::gen::arbitrary<std::uint32_t>();
+  std::mt19937_64 rng(seed);
+  Scenario s{gaussian_matrix(n, rng), {}};
+  Eigen::MatrixXd a = s.a0;
+  for (const auto& [raw, kind, decision] : steps) {
+    const Eigen::Index k = raw % n;
+    Eigen::VectorXd c = gaussian_vector(n, rng);
+    if (kind >= 2 && n > 1) {  // near another column: a_j + 10^-kind g, scaled to a_j
+      const Eigen::Index j = (k + 1 + (raw / n) % (n - 1)) % n;
+      c = a.col(j) + std::pow(10.0, -kind) * a.col(j).norm() / c.norm() * c;
+    }
+    if (decision != 0) a.col(k) = c;
+    s.moves.push_back({k, std::move(c), decision != 0});
+  }
+  return s;
+}
+
+RC_GTEST_PROP(Splitting, RatiosMatchShermanMorrisonOnAdversarialSequences, ()) {
+  const Scenario s = draw_adversarial();
+  const auto splitting = make_updater("splitting", options_for(Precision::double_));
+  const auto sm = make_updater("sm", options_for(Precision::double_));
+  const Budget budget = error_budget(s, storage_epsilon(Precision::double_), 2);
+  const auto a = run(*splitting, s);
+  const auto b = run(*sm, s);
+  RC_CLASSIFY(splitting->counters().splits > 0, "split");
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    if (!(std::abs(a[j] - b[j]) <= budget.ratio_tol[j]))
+      RC_LOG() << "move " << j << ": " << a[j] << " vs " << b[j] << " tol " << budget.ratio_tol[j];
+    RC_ASSERT(std::abs(a[j] - b[j]) <= budget.ratio_tol[j]);
+  }
+  const Eigen::MatrixXd& final_matrix = budget.final_matrix();
+  const auto lu = lu_factor<double>(final_matrix);
+  const double rel = relative_error_2norm(*splitting->maintained().inverse, lu_inverse<double>(lu));
+  RC_ASSERT(rel <= budget.final_inverse_tol());
+  RC_ASSERT(std::abs(splitting->log_det().log_abs - lu.log_det.log_abs) <= budget.final_log_det_tol());
+  if (budget.sign_reliable) RC_ASSERT(splitting->log_det().sign == lu.log_det.sign);
+}
+
+RC_GTEST_PROP(Splitting, WithoutSplitsBitIdenticalToShermanMorrison, ()) {
+  // Small steps a' = a_k + 0.1 g keep |rho| near 1, so nothing is split and
+  // splitting must run sm's arithmetic exactly (same dot, GEMV and GER).
+  const int n = *rc::gen::inRange(1, 11);
+  const int moves = *rc::gen::inRange(0, 30);
+  const Precision p = *rc::gen::element(Precision::single, Precision::double_, Precision::mixed);
+  const auto seed = *rc::gen::arbitrary<std::uint32_t>();
+  std::mt19937_64 rng(seed);
+  Scenario s{gaussian_matrix(n, rng), {}};
+  Eigen::MatrixXd a = s.a0;
+  for (int j = 0; j < moves; ++j) {
+    const Eigen::Index k = j % n;
+    Eigen::VectorXd c = a.col(k) + 0.1 * gaussian_vector(n, rng);
+    const bool accept = j % 4 != 3;
+    if (accept) a.col(k) = c;
+    s.moves.push_back({k, std::move(c), accept});
+  }
+  const auto splitting = make_updater("splitting", options_for(p));
+  const auto sm = make_updater("sm", options_for(p));
+  const auto x = run(*splitting, s);
+  const auto y = run(*sm, s);
+  if (splitting->counters().splits > 0 || splitting->counters().breakdowns > 0) RC_DISCARD("split");
+  for (std::size_t j = 0; j < x.size(); ++j) RC_ASSERT(bit_identical(x[j], y[j]));
+  RC_ASSERT(bit_identical(splitting->log_det().log_abs, sm->log_det().log_abs));
+  RC_ASSERT(bit_identical(*splitting->maintained().inverse, *sm->maintained().inverse));
+}
+
+TEST(Splitting, RejectedMovesLeaveQueueAndStateBitIdentical) {
+  const Scenario s = split_scenario(false);
+  const auto splitting = make_updater("splitting", options_for(Precision::double_));
+  splitting->reset(s.a0);
+  for (std::size_t j = 0; j < 3; ++j) {  // up to and including the split
+    (void)splitting->ratio(s.moves[j].k, s.moves[j].column);
+    splitting->accept();
+  }
+  ASSERT_EQ(queued(*splitting), 1);
+  const LogDet before = splitting->log_det();
+  const Eigen::MatrixXd inverse_before = *splitting->maintained().inverse;
+  std::mt19937_64 rng(31);
+  for (Eigen::Index k = 0; k < 6; ++k) {
+    (void)splitting->ratio(k, gaussian_vector(6, rng));
+    splitting->reject();
+  }
+  EXPECT_EQ(queued(*splitting), 1);
+  EXPECT_TRUE(bit_identical(before.log_abs, splitting->log_det().log_abs));
+  EXPECT_TRUE(bit_identical(inverse_before, *splitting->maintained().inverse));
+}
+
+TEST(Splitting, ExactlySingularProposalIsABreakdownNeverNaN) {
+  // Column 3 := column 0: det(A') = 0, the computed ratio is rounding only,
+  // far below tau = 1e-3 (budget ~ 4 N u kappa^2 ||A^{-1}|| ||a'|| << 1e-3 here).
+  std::mt19937_64 rng(37);
+  const Eigen::MatrixXd a = gaussian_matrix(5, rng);
+  for (const Precision p : {Precision::double_, Precision::single, Precision::mixed}) {
+    SCOPED_TRACE(std::string(to_string(p)));
+    const auto splitting = make_updater("splitting", options_for(p));
+    splitting->reset(a);
+    const Ratio r = splitting->ratio(3, a.col(0));
+    EXPECT_TRUE(r.breakdown);
+    EXPECT_TRUE(std::isfinite(r.value));
+    splitting->reject();
+  }
+}
+
+TEST(Splitting, ThresholdAboveOneThirdCanApplyNothingAndRefactorises) {
+  // tau = 0.9 and a' = a_k / 2 (rho = 1/2): neither the whole update (0.5)
+  // nor its half (1 + (0.5 - 1)/2 = 0.75) passes, so the accepted move is
+  // recovered by refactorising the exact matrix.
+  std::mt19937_64 rng(41);
+  Eigen::MatrixXd a = gaussian_matrix(5, rng);
+  UpdaterOptions o = options_for(Precision::double_);
+  o.breakdown = 0.9;
+  const auto splitting = make_updater("splitting", o);
+  splitting->reset(a);
+  const Eigen::VectorXd c = 0.5 * a.col(2);
+  const Ratio r = splitting->ratio(2, c);
+  EXPECT_TRUE(r.breakdown);
+  EXPECT_NEAR(r.value, 0.5, 1e-12);
+  splitting->accept();
+  a.col(2) = c;
+  EXPECT_EQ(splitting->counters().splits, 0);
+  EXPECT_EQ(splitting->counters().recomputes, 1);
+  EXPECT_EQ(queued(*splitting), 0);
+  const Inversion<double> fresh = invert<double, double>(a);
+  EXPECT_TRUE(bit_identical(*splitting->maintained().inverse, fresh.inverse));
+  EXPECT_TRUE(bit_identical(splitting->log_det().log_abs, fresh.log_det.log_abs));
+}
+
+TEST(Splitting, RecomputeEveryCountsAcceptedMovesAndClearsTheQueue) {
+  const Scenario s = split_scenario(false);
+  UpdaterOptions o = options_for(Precision::double_);
+  o.recompute_every = 3;
+  const auto splitting = make_updater("splitting", o);
+  splitting->reset(s.a0);
+  Eigen::MatrixXd a = s.a0;
+  for (std::size_t j = 0; j < 2; ++j) {
+    (void)splitting->ratio(s.moves[j].k, s.moves[j].column);
+    splitting->accept();
+    a.col(s.moves[j].k) = s.moves[j].column;
+  }
+  EXPECT_EQ(queued(*splitting), 1);
+  EXPECT_EQ(splitting->counters().recomputes, 0);
+  (void)splitting->ratio(s.moves[2].k, s.moves[2].column);
+  splitting->accept();
+  a.col(s.moves[2].k) = s.moves[2].column;
+  EXPECT_EQ(splitting->counters().recomputes, 1);
+  EXPECT_EQ(queued(*splitting), 0);
+  const Inversion<double> fresh = invert<double, double>(a);
+  EXPECT_TRUE(bit_identical(*splitting->maintained().inverse, fresh.inverse));
+}
+
+TEST(Splitting, FactoryDefaultThresholdIsOneThousandth) {
+  const auto def = make_updater("splitting", options_for(Precision::double_));
+  EXPECT_EQ(dynamic_cast<const UpdaterBase&>(*def).options().breakdown, kDefaultSplittingThreshold);
+  EXPECT_EQ(kDefaultSplittingThreshold, 1e-3);
+  UpdaterOptions o = options_for(Precision::mixed);
+  o.breakdown = 1e-6;
+  const auto explicit_threshold = make_updater("splitting", o);
+  EXPECT_EQ(dynamic_cast<const UpdaterBase&>(*explicit_threshold).options().breakdown, 1e-6);
+  EXPECT_EQ(def->label(), "splitting-double");
+  EXPECT_EQ(explicit_threshold->label(), "splitting-mixed");
+}
+
+}  // namespace
+}  // namespace slaterlab

@@ -1,0 +1,148 @@
+// slaterlab: the command line. Exit codes: 0 ok, 1 a check failed (or a
+// regression), 2 bad input or an I/O error (README "Exit codes").
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "verify/config.hpp"
+#include "verify/hdf5_store.hpp"
+#include "verify/runner.hpp"
+#include "verify/table.hpp"
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace slaterlab {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitCheckFailed = 1;
+constexpr int kExitBadInput = 2;
+
+std::atomic<bool> g_interrupted{false};
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+std::string host_name() {
+  char buffer[256] = {};
+  return gethostname(buffer, sizeof buffer - 1) == 0 ? buffer : "unknown";
+}
+
+std::string quoted_command_line(int argc, char** argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.find_first_of(" \t\"'") != std::string::npos) arg = "'" + arg + "'";
+    line += (i ? " " : "") + arg;
+  }
+  return line;
+}
+
+struct RunArgs {
+  std::string experiment;
+  std::string output = "results.h5";
+  std::vector<std::string> sets;
+  bool quiet = false;
+  bool append = false;
+};
+
+int run_command(const RunArgs& args, const std::string& command_line) {
+  const StudyConfig study = args.experiment.empty()
+                                ? parse_study(default_study_toml(), "default study", args.sets)
+                                : load_study(args.experiment, args.sets);
+  check_output_path(args.output, args.append);
+
+  const RunMetadata metadata{SLATERLAB_VERSION, SLATERLAB_GIT_COMMIT, utc_now(), host_name(),
+                             command_line, study.resolved_toml};
+  ResultWriter writer = ResultWriter::create(args.output, metadata, args.append);
+  std::signal(SIGINT, [](int) { g_interrupted = true; });
+  const bool progress = !args.quiet && isatty(STDERR_FILENO);
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunReport report = run_study(study, writer, {progress, &g_interrupted});
+  if (report.interrupted) {
+    writer.keep_partial();
+    fmt::print(stderr, "slaterlab: interrupted; completed checkpoints are in {}.partial\n",
+               args.output);
+    return 130;
+  }
+  writer.commit();
+
+  fmt::print("{}", format_table(read_results(args.output, {.checkpoints = false}), TableFormat::markdown));
+  if (!args.quiet) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    fmt::print(stderr, "wrote {} ({} experiments x {} strategies, {:.1f} s)\n", args.output,
+               study.experiments.size(), study.strategies.size(), seconds);
+  }
+  for (const auto& f : report.failures) {
+    fmt::print(stderr, "CHECK FAILED: {} / {}: {}\n", f.experiment, f.strategy, f.what);
+  }
+  return report.failures.empty() ? kExitOk : kExitCheckFailed;
+}
+
+int table_command(const std::string& file, const std::string& format) {
+  fmt::print("{}", format_table(read_results(file, {.checkpoints = false}), parse_table_format(format)));
+  return kExitOk;
+}
+
+int main_impl(int argc, char** argv) {
+  CLI::App app{"slaterlab: accuracy of Slater-determinant update strategies against "
+               "high-precision and certified references"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(SLATERLAB_VERSION) + " (" SLATERLAB_GIT_COMMIT ")");
+
+  RunArgs run;
+  CLI::App* run_cmd = app.add_subcommand(
+      "run", "Run a study (the built-in default study without a file); print its table and "
+             "write an HDF5 results file");
+  run_cmd->add_option("experiment", run.experiment, "Experiment TOML file (default: built-in study)");
+  run_cmd->add_option("-o,--output", run.output, "HDF5 results file")->capture_default_str();
+  run_cmd->add_option("--set", run.sets, "Override a key: section.key=value (repeatable)");
+  run_cmd->add_flag("-q,--quiet", run.quiet, "No progress or summary on stderr");
+  run_cmd->add_flag("--append", run.append, "Add the experiments to an existing results file");
+
+  std::string table_file, table_format = "md";
+  CLI::App* table_cmd = app.add_subcommand("table", "Print the comparison table of a results file");
+  table_cmd->add_option("file", table_file, "HDF5 results file")->required();
+  table_cmd->add_option("-f,--format", table_format, "md, csv or latex")->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
+  if (*run_cmd) return run_command(run, quoted_command_line(argc, argv));
+  if (*table_cmd) return table_command(table_file, table_format);
+  return kExitBadInput;
+}
+
+}  // namespace
+}  // namespace slaterlab
+
+int main(int argc, char** argv) {
+  // One BLAS thread: results are reproducible and timings are per core.
+  openblas_set_num_threads(1);
+  try {
+    return slaterlab::main_impl(argc, argv);
+  } catch (const std::invalid_argument& e) {  // ConfigError, InputError, bad values
+    fmt::print(stderr, "slaterlab: error: {}\n", e.what());
+  } catch (const slaterlab::IoError& e) {
+    fmt::print(stderr, "slaterlab: error: {}\n", e.what());
+  }
+  return slaterlab::kExitBadInput;
+}

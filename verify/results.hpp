@@ -1,0 +1,123 @@
+#pragma once
+// What a lockstep run produces: the records the runner emits and the HDF5
+// store writes (schema version 1, documented in README "Results file").
+// Plain standard-layout structs: the store maps them field by field to HDF5
+// compound types. Not-applicable floating metrics are NaN (e.g. the inverse
+// residual of a QR strategy), never 0.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace slaterlab {
+
+inline constexpr int kSchemaVersion = 1;
+
+/// Root attributes of a results file.
+struct RunMetadata {
+  std::string tool_version;
+  std::string git_commit;
+  std::string created_utc;   // ISO 8601, e.g. 2026-11-21T10:00:00Z
+  std::string host;
+  std::string command_line;
+  std::string config_toml;   // the full resolved experiment definition
+};
+
+/// One experiment: a workload instance every strategy runs on in lockstep.
+struct ExperimentInfo {
+  std::string name;
+  std::string workload;
+  std::int64_t n = 0;
+  std::int64_t moves = 0;
+  std::int64_t checkpoint_every = 0;
+  std::uint64_t seed = 0;
+  std::string acceptance;   // "metropolis" or "forced"
+  double acceptance_rate = 1.0;
+  /// Workload parameters as (key, value-as-text), e.g. {"kappa", "1e8"}.
+  std::vector<std::pair<std::string, std::string>> parameters;
+};
+
+/// Certified (Arb ball) enclosure of log|det A| for one matrix of the run.
+struct CertifiedLogDet {
+  bool certified = false;     // false: Arb could not certify at this precision
+  double log_abs_mid = 0.0;   // midpoint of the ball for log|det|
+  double log_abs_radius = 0.0;
+  int sign = 0;               // certified sign, 0 if not certified
+  std::int64_t precision_bits = 0;
+  double mp_log_abs = 0.0;    // the mp reference's value for the same matrix
+  bool mp_inside = false;     // mp value lies inside the ball
+  std::string message;        // why certification failed, empty otherwise
+};
+
+/// Reference row per checkpoint (the mp lockstep reference).
+struct ReferenceCheckpoint {
+  std::int64_t move = 0;          // proposals made so far
+  std::int64_t accepted = 0;      // accepted so far
+  double log_det = 0.0;           // log|det A| (mp, rounded)
+  std::int32_t sign = 1;
+  double condition_1 = 0.0;       // ||A||_1 ||A^-1||_1 from the mp inverse
+  double ratio_condition_max = 0.0;  // max kappa_rho of the proposals since the last checkpoint
+  double elapsed_s = 0.0;         // cumulative seconds spent in the reference
+};
+
+/// Per strategy, per checkpoint.
+struct StrategyCheckpoint {
+  std::int64_t move = 0;
+  std::int64_t accepted = 0;
+  double log_det_error = 0.0;       // |log|det|_s - log|det|_ref| (absolute; = relative error of |det|)
+  double log_det_error_eps = 0.0;   // the same in units of the strategy's epsilon
+  std::int32_t sign_agrees = 1;     // 1 if sign(det) matches the reference
+  double ratio_error_max = 0.0;     // max |rho_s - rho_ref| / |rho_ref| since the last checkpoint
+  double ratio_error_max_eps = 0.0;
+  double ratio_error_rms = 0.0;
+  double ratio_error_normalised_max = 0.0;  // max of ratio error / (N eps kappa_rho)
+  std::int64_t flips = 0;           // decision flips since the last checkpoint
+  double inverse_residual_max = 0.0;   // max_ij |(A Ainv - I)_ij|
+  double inverse_residual_fro = 0.0;   // ||A Ainv - I||_F / sqrt(N)
+  double inverse_divergence = 0.0;     // ||Ainv - Ainv_ref||_F / ||Ainv_ref||_F
+  double qr_residual = 0.0;            // ||Q R - A P||_F / ||A||_F (QR strategies)
+  double orthogonality_loss = 0.0;     // ||Q^T Q - I||_F (QR strategies)
+  double condition_estimate = 0.0;     // ||A||_1 ||Ainv_s||_1 from the strategy's own inverse
+  std::int64_t breakdowns = 0;         // cumulative
+  std::int64_t recomputes = 0;
+  std::int64_t flushes = 0;
+  std::int64_t splits = 0;
+  double elapsed_s = 0.0;              // cumulative seconds inside the strategy's calls
+};
+
+/// Static description of a strategy within an experiment.
+struct StrategyInfo {
+  std::string label;       // unique within the run, e.g. "sm-float"
+  std::string name;        // "sm", "recompute", ...
+  std::string precision;   // "float" | "double" | "mixed"
+  double epsilon = 0.0;
+  std::int64_t recompute_every = 0;
+  double breakdown = 0.0;
+  std::int64_t k = 0;
+  std::string variant;
+};
+
+/// Summary of a strategy over a whole experiment (root of the tables).
+struct StrategySummary {
+  double worst_log_det_error = 0.0;
+  double final_log_det_error = 0.0;
+  double max_ratio_error = 0.0;
+  double max_ratio_error_eps = 0.0;
+  double max_ratio_error_normalised = 0.0;
+  double max_inverse_residual = 0.0;     // max over checkpoints of inverse_residual_max
+  double final_inverse_divergence = 0.0;
+  double max_inverse_divergence = 0.0;
+  double max_qr_residual = 0.0;
+  double max_orthogonality_loss = 0.0;
+  std::int64_t sign_disagreements = 0;   // checkpoints whose sign disagreed
+  std::int64_t flips = 0;
+  std::int64_t breakdowns = 0;
+  std::int64_t recomputes = 0;
+  std::int64_t splits = 0;
+  double elapsed_s = 0.0;
+  bool failed = false;                   // the strategy could not continue
+  std::string failure;                   // why
+};
+
+}  // namespace slaterlab

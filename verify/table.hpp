@@ -1,0 +1,41 @@
+#pragma once
+// Accuracy tables from a results file: one row per experiment x strategy,
+// built from the strategy summaries.
+//
+// Columns: experiment, strategy, N, worst log-det error, final log-det error,
+// max ratio error, max ratio error in eps, inverse residual (max), divergence
+// (final), flips, breakdowns, time (s).
+// Floating values are printed in compact scientific notation with two
+// significant digits (3.1e-12, 2.0e0); counts as integers. A NaN (a metric
+// that does not apply) prints as "—" in Markdown and LaTeX and as an empty
+// field in CSV. A strategy without a summary (still running, or killed)
+// prints "(incomplete)" in its first metric column and nothing else; a
+// strategy whose summary says it failed has " (failed)" after its label.
+//
+// Formats: Markdown (pipes padded to align, numbers right-aligned), CSV
+// (RFC 4180: CRLF line ends, fields with a comma, quote or line break quoted,
+// quotes doubled) and LaTeX (a booktabs tabular, special characters escaped).
+
+#include <string>
+#include <string_view>
+
+#include "verify/hdf5_store.hpp"
+
+namespace slaterlab {
+
+enum class TableFormat { markdown, csv, latex };
+
+/// "md", "csv" or "latex"; anything else is std::invalid_argument naming the
+/// bad value and the valid ones.
+TableFormat parse_table_format(std::string_view text);
+
+/// The name parse_table_format accepts for format.
+std::string_view to_string(TableFormat format);
+
+/// Compact scientific notation with two significant digits: 3.1e-12, -2.0e3,
+/// 0, inf; NaN gives an empty string (the caller picks its marker).
+std::string compact_scientific(double value);
+
+std::string format_table(const ResultsFile& results, TableFormat format);
+
+}  // namespace slaterlab
