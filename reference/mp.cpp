@@ -106,6 +106,7 @@ double mp_ratio(const Eigen::MatrixXd& a, Eigen::Index k, const Eigen::VectorXd&
 MpReference::MpReference(int digits, int recompute_every)
     : digits_(digits), recompute_every_(recompute_every) {
   validate_digits(digits);
+  safeguard_conditioning_ = 1.0 / std::sqrt(mp_epsilon(digits));
   if (recompute_every < 0) {
     throw std::invalid_argument("reference: recompute_every must be >= 0, got " +
                                 std::to_string(recompute_every));
@@ -130,7 +131,7 @@ void MpReference::reset(const Eigen::MatrixXd& a) {
   check_matrix(a);
   engine_->factorize(a);
   a_ = a;
-  a_frobenius_ = a_.norm();
+  a_frobenius_ = a_.stableNorm();  // no overflow for huge entries
   accepted_since_recompute_ = 0;
   recomputes_ = 0;
   ready_ = true;
@@ -157,11 +158,11 @@ void MpReference::accept() {
   pending_ = false;
   engine_->commit(pending_k_);  // throws, state unchanged, if the ratio is exactly zero
   a_.col(pending_k_) = pending_column_;
-  a_frobenius_ = a_.norm();
+  a_frobenius_ = a_.stableNorm();
   ++accepted_since_recompute_;
   // An update through a ratio conditioned beyond 1/sqrt(eps) may have lost
   // half the mp digits: refactorise so the reference stays one.
-  const bool safeguard = !(pending_conditioning_ * std::sqrt(mp_epsilon(digits_)) < 1.0);
+  const bool safeguard = !(pending_conditioning_ < safeguard_conditioning_);
   const bool periodic = recompute_every_ > 0 && accepted_since_recompute_ >= recompute_every_;
   if (safeguard || periodic) {
     ready_ = false;  // stays so if the updated matrix is singular

@@ -138,6 +138,7 @@ class MpReference {
 
   int digits_;
   int recompute_every_;
+  double safeguard_conditioning_;  // 1 / sqrt(eps) of the mp type
   std::unique_ptr<detail::MpEngine> engine_;
   Eigen::MatrixXd a_;
   double a_frobenius_ = 0.0;

@@ -5,9 +5,12 @@
 #include <stdexcept>
 #include <string>
 
-// Bit-identical streams need every a*b + c below rounded twice, never fused.
+// Bit-identical streams need every a*b + c below rounded twice, never fused
+// into an FMA, whatever -ffp-contract the build passes.
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
 #endif
 
 namespace slaterlab {

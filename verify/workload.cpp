@@ -59,7 +59,9 @@ void check_kappa(double kappa) {
 }
 
 void check_mode(const std::string& mode) {
-  if (!contains(kModes, mode)) bad("unknown randsvd mode '" + mode + "' (valid: " + join(kModes) + ")");
+  if (!contains(kModes, mode)) {
+    bad("unknown randsvd mode '" + mode + "' (valid: " + join(kModes) + ")");
+  }
 }
 
 void validate(const WorkloadSpec& s) {
@@ -232,7 +234,9 @@ class AdversarialWorkload final : public WorkloadBase {
     const Eigen::Index p = moves_ % cycle_length;
     if (p == 0) lay_out_cycle(moves_ / cycle_length);
     if (p < spec_.chain) return collapse(current, p + 1);
-    if (p < spec_.chain + spec_.hold) return {hold_[static_cast<std::size_t>(p - spec_.chain)], gaussian_column()};
+    if (p < spec_.chain + spec_.hold) {
+      return {hold_[static_cast<std::size_t>(p - spec_.chain)], gaussian_column()};
+    }
     const Eigen::Index t = spec_.chain - (p - spec_.chain - spec_.hold);
     return {chain_[static_cast<std::size_t>(t)], gaussian_column()};
   }

@@ -281,8 +281,14 @@ void DelayedUpdate<Storage, Look>::correct(MatrixX<Storage>& ainvt, CorrectionWo
     z = work.z_store.data();
   }
 
-  // Y = Ainv U = (Ainv^T)^T U (N x m), then Ainv^T -= Z Y^T.
+  // Y = Ainv U = (Ainv^T)^T U (N x m), then Ainv^T -= Z Y^T. A window of one
+  // is a rank-1 update: GEMV + GER, as sm (BLAS GEMM is slow on N x N x 1).
   if (work.y.rows() != n || work.y.cols() < m) work.y.resize(n, m);
+  if (m == 1) {
+    blas::gemv<Storage>(true, Storage(1), ainvt, u, Storage(0), work.y.data());
+    blas::ger<Storage>(Storage(-1), z, work.y.data(), ainvt);
+    return;
+  }
   blas::gemm<Storage>(true, false, n, m, n, Storage(1), ainvt.data(), n, u, n, Storage(0),
                       work.y.data(), n);
   blas::gemm<Storage>(false, true, n, n, m, Storage(-1), z, n, work.y.data(), n, Storage(1),

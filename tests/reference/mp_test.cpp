@@ -10,9 +10,9 @@
 //   far below an ulp differ by at most eps (|x| + |y|).
 // - LU with partial pivoting is backward stable: the computed factors are
 //   exact for A + E with |E| <= gamma_N |L||U| (Higham, Thm 9.3), i.e.
-//   ||E||_1 <= kC N u rho_N ||A||_1. kC = 16 covers the constant and the
-//   growth factor rho_N of the matrices generated here (N <= 12, random
-//   orthogonal mixing, or triangular with pivots of one column at a time).
+//   ||E||_1 <= kC N u ||A||_1, where kC = 16 covers the constant and the
+//   growth factor rho_N, which for the small (N <= 12) random matrices
+//   generated here stays far below its worst case 2^(N-1).
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -61,7 +61,8 @@ long double lu_log_det_error(Index n, int digits, double kappa) {
 /// its forward error is at most kC N u kappa_1 times ||x||_1 (first order).
 double lu_solve_error(Index n, int digits, double kappa) { return kC * n * u(digits) * kappa; }
 
-/// |log|det| of two faithful roundings to long double of the same value.
+/// The largest gap between two faithful roundings to long double of values
+/// that agree far below an ulp of x.
 long double two_ld_ulps(long double x) { return 2.0L * kEpsLd * std::fabs(x); }
 
 // --- generators (call inside properties only) --------------------------------
@@ -177,7 +178,7 @@ RC_GTEST_PROP(MpLogDet, PermutationMatrixHasUnitDeterminantAndItsSign, ()) {
   RC_ASSERT(ld.sign == sign);
 }
 
-TEST(MpLogDet, ScaledIdentityOf300BeyondDoubleRange) {
+TEST(MpLogDet, ScaledIdentityOfSize300) {
   // det = 10^300 sits at the top of double's range (a product of pivots in
   // double overflows from N = 309 on): the mp log|det| must not care.
   const Index n = 300;

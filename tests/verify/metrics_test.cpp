@@ -39,7 +39,8 @@ TEST(Metrics, ResidualIsResolvedBelowDoubleRounding) {
 TEST(Metrics, DivergenceAndConditionNumber) {
   Eigen::MatrixXd a(2, 2);
   a << 1, 0, 0, 1e-4;
-  const Eigen::MatrixXd inv = a.inverse();
+  Eigen::MatrixXd inv(2, 2);
+  inv << 1, 0, 0, 1e4;
   EXPECT_DOUBLE_EQ(condition_1(a, inv), 1e4);
   EXPECT_EQ(relative_divergence(inv, inv), 0.0);
   EXPECT_DOUBLE_EQ(relative_divergence(2.0 * inv, inv), 1.0);

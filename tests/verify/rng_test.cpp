@@ -130,7 +130,8 @@ TEST(RngKnownAnswers, FirstOutputsMatchIndependentReference) {
   EXPECT_EQ(words.next_u64(), 14322954397011019233ULL);
 
   Rng uniforms(42);
-  for (const std::uint64_t bits : {0x3fe7185a0e03fbfbULL, 0x3fe5216f98c54222ULL, 0x3fe8d8ab6468fec0ULL}) {
+  for (const std::uint64_t bits :
+       {0x3fe7185a0e03fbfbULL, 0x3fe5216f98c54222ULL, 0x3fe8d8ab6468fec0ULL}) {
     EXPECT_EQ(std::bit_cast<std::uint64_t>(uniforms.uniform()), bits);
   }
 
@@ -144,7 +145,8 @@ TEST(RngKnownAnswers, FirstOutputsMatchIndependentReference) {
 
   Rng indices(42, 3);
   const std::uint64_t n[] = {1, 2, 3, 10, 1000, (1ULL << 63) + 1, 0xAAAAAAAAAAAAAAAAULL};
-  const std::uint64_t expected[] = {0, 0, 2, 7, 311, 3354906392461575580ULL, 10566237367962699350ULL};
+  const std::uint64_t expected[] = {0,   0, 2, 7, 311, 3354906392461575580ULL,
+                                    10566237367962699350ULL};
   for (int i = 0; i < 7; ++i) EXPECT_EQ(indices.index(n[i]), expected[i]) << "n = " << n[i];
 }
 

@@ -92,7 +92,8 @@ TEST(WorkloadFactory, ParametersRoundTripDoubles) {
   WorkloadSpec s = spec("randsvd", 4, 3);
   s.kappa = 1.0 / 3.0e-9;
   const auto p = make_workload(s)->parameters();
-  const auto it = std::find_if(p.begin(), p.end(), [](const auto& kv) { return kv.first == "kappa"; });
+  const auto it =
+      std::find_if(p.begin(), p.end(), [](const auto& kv) { return kv.first == "kappa"; });
   ASSERT_NE(it, p.end());
   EXPECT_EQ(std::stod(it->second), s.kappa);
 }
@@ -335,7 +336,8 @@ TEST(WorkloadRandsvd, HaarFactorsAreHaarDistributed) {
   int positive = 0;
   for (int i = 0; i < kSamples; ++i) {
     const Eigen::MatrixXd q = haar_orthogonal(rng, kN);
-    const Eigen::MatrixXd raw = Eigen::HouseholderQR<Eigen::MatrixXd>(raw_rng.normal_matrix(kN, kN)).householderQ();
+    const Eigen::MatrixXd raw =
+        Eigen::HouseholderQR<Eigen::MatrixXd>(raw_rng.normal_matrix(kN, kN)).householderQ();
     q00 += q(0, 0);
     raw_q00 += raw(0, 0);
     tr += q.trace();
