@@ -768,7 +768,7 @@ TEST_F(Hdf5StoreTest, MisuseIsRejected) {
 // ---- the documentation describes the files ----------------------------------------
 
 std::string schema_doc() {
-  return file_bytes(fs::path(SLATERLAB_SOURCE_DIR) / "docs" / "results-schema.md");
+  return file_bytes(fs::path(SLATERLAB_SOURCE_DIR) / "README.md");
 }
 
 /// The unit cells of the documentation's table rows for name ("| `name` | type | unit |").
@@ -791,7 +791,7 @@ std::vector<std::string> documented_units(const std::string& doc, const std::str
 }
 
 // Every attribute and column of a real file appears in a table row of
-// docs/results-schema.md, with the unit the file itself records.
+// the README's "Results file" section, with the unit the file itself records.
 TEST_F(Hdf5StoreTest, SchemaDocumentDescribesEveryAttributeAndColumnWithItsUnit) {
   write_committed({"e1"});
   {
@@ -874,7 +874,7 @@ std::string python_with_h5py() {
   return "";
 }
 
-// The h5py example of docs/results-schema.md runs on the .partial of an
+// The h5py example of the README's "Results file" section runs on the .partial of an
 // interrupted run and shows both the finished and the incomplete strategy.
 TEST_F(Hdf5StoreTest, DocumentedH5pyExampleReadsAPartialFile) {
   const auto python = python_with_h5py();
