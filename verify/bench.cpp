@@ -57,7 +57,7 @@ void sweep(benchmark::State& state, const std::string& strategy, const UpdaterOp
   }
   state.SetItemsProcessed(state.iterations() * n);
   state.counters["N"] = double(n);
-  state.counters["K"] = double(options.k);
+  if (strategy == "delayed") state.counters["K"] = double(options.k);
   // Sanity: a breakdown would put a refactorisation inside the timing.
   state.counters["breakdowns"] = double(breakdowns);
 }

@@ -4,12 +4,15 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "verify/replay.hpp"
+#include "strategies/sampling/scheme.hpp"
 #include "verify/suggest.hpp"
 
 namespace slaterlab {
@@ -18,16 +21,24 @@ namespace {
 // ---- keys -----------------------------------------------------------------
 
 const std::vector<std::string> kRootKeys = {"study", "reference", "checks", "experiment",
-                                            "strategy"};
+                                            "strategy", "vmc"};
 const std::vector<std::string> kStudyKeys = {"name", "description", "seed"};
 const std::vector<std::string> kReferenceKeys = {"digits", "recompute_every", "certified_bits",
                                                  "certify"};
 const std::vector<std::string> kChecksKeys = {"sign_agreement", "max_ratio_error_normalised",
-                                              "strategy_must_finish", "precisions"};
+                                              "strategy_must_finish", "precisions", "max_z_exact"};
 const std::vector<std::string> kExperimentKeys = {
     "name",  "workload",       "n",          "moves",          "sweeps", "checkpoint_every",
     "seed",  "acceptance",     "acceptance_rate", "electron_order", "kappa", "mode",
-    "delta", "eta",            "chain",          "hold",            "singular"};
+    "delta", "eta",            "chain",          "hold",            "singular", "file"};
+const std::vector<std::string> kVmcKeys = {
+    "name",      "n",       "alpha",   "omega",           "orbitals",  "grid",
+    "scheme",    "step",    "target_acceptance", "strategy", "precision", "k",
+    "variant",   "recompute_every", "breakdown", "walkers",   "sweeps",   "equilibration",
+    "seed",      "divergence"};
+const std::set<std::string> kVmcListKeys = {"n",      "alpha",    "orbitals",  "scheme",
+                                            "step",   "strategy", "precision", "k"};
+const std::vector<std::string> kOrbitalSets = {"analytic", "bspline-double", "bspline-float"};
 const std::vector<std::string> kStrategyKeys = {"name",      "label", "precision", "recompute_every",
                                                 "breakdown", "k",     "variant"};
 // Keys whose value may be a list: the entry expands to one per element
@@ -192,14 +203,37 @@ std::uint64_t mix_seed(std::uint64_t seed, const std::string& name) {
 
 std::string number_text(double x) { return fmt::format("{:g}", x); }
 
+/// workload = "replay": sets w.file (a relative path is taken relative to the
+/// experiment file's directory, stored absolute) and reads N and M from it.
+ReplayShape resolve_replay(const toml::table& t, WorkloadSpec& w, const std::string& source,
+                           const std::string& where) {
+  if (w.kind != "replay") fail(where, "'file' is only used with workload = \"replay\"");
+  if (!t.contains("file")) fail(where, "workload \"replay\" needs 'file' (the HDF5 file to replay)");
+  std::filesystem::path file = get_string(t, "file", "", where);
+  if (file.is_relative()) file = std::filesystem::path(source).parent_path() / file;
+  w.file = std::filesystem::absolute(file).lexically_normal().string();
+  try {
+    return read_replay_shape(w.file);
+  } catch (const ReplayError& error) {
+    fail(where, error.what());
+  }
+}
+
 ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study,
-                                  const std::string& where) {
+                                  const std::string& source, const std::string& where) {
   ExperimentConfig e;
   WorkloadSpec& w = e.workload;
   w.kind = get_string(t, "workload", "gaussian", where);
-  const std::int64_t n = get_int(t, "n", 0, where);
-  if (!t.contains("n")) fail(where, "missing 'n' (matrix size)");
+  // A replay takes N (and by default the number of moves) from its file.
+  std::optional<ReplayShape> replay;
+  if (w.kind == "replay" || t.contains("file")) replay = resolve_replay(t, w, source, where);
+  const std::int64_t n = replay && !t.contains("n") ? replay->n : get_int(t, "n", 0, where);
+  if (!t.contains("n") && !replay) fail(where, "missing 'n' (matrix size)");
   if (n < 1) fail(where, fmt::format("'n' must be >= 1, got {}", n));
+  if (replay && n != replay->n) {
+    fail(where, fmt::format("'n' = {} does not match N = {} of the replay file {} (omit 'n')", n,
+                            replay->n, w.file));
+  }
   w.n = n;
   w.electron_order = get_string(t, "electron_order", w.electron_order, where);
   w.kappa = get_double(t, "kappa", w.kappa, where);
@@ -218,6 +252,11 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
   const std::int64_t sweeps = get_int(t, "sweeps", 2, where);
   e.moves = t.contains("moves") ? get_int(t, "moves", 0, where) : sweeps * n;
   if (e.moves < 0) fail(where, fmt::format("'moves' must be >= 0, got {}", e.moves));
+  if (replay && !t.contains("moves") && !t.contains("sweeps")) e.moves = replay->moves;
+  if (replay && e.moves > replay->moves) {
+    fail(where, fmt::format("'moves' = {} but the replay file {} holds {} moves", e.moves, w.file,
+                            replay->moves));
+  }
   e.checkpoint_every = get_int(t, "checkpoint_every", n, where);
   if (e.checkpoint_every < 1) fail(where, "'checkpoint_every' must be >= 1");
   e.acceptance = get_string(t, "acceptance", e.acceptance, where);
@@ -265,6 +304,53 @@ StrategyConfig parse_strategy(const toml::table& t, const std::string& where) {
   return s;
 }
 
+VmcRunConfig parse_vmc(const toml::table& t, const StudyConfig& study, const std::string& where) {
+  VmcRunConfig v;
+  const std::int64_t n = get_int(t, "n", 0, where);
+  if (!t.contains("n")) fail(where, "missing 'n' (electrons)");
+  if (n < 1) fail(where, fmt::format("'n' must be >= 1, got {}", n));
+  v.n = n;
+  v.alpha = get_double(t, "alpha", v.alpha, where);
+  v.omega = get_double(t, "omega", v.omega, where);
+  if (!(v.alpha > 0) || !(v.omega > 0)) fail(where, "'alpha' and 'omega' must be > 0");
+  v.orbitals = get_string(t, "orbitals", v.orbitals, where);
+  if (std::find(kOrbitalSets.begin(), kOrbitalSets.end(), v.orbitals) == kOrbitalSets.end()) {
+    fail(where, "unknown orbitals '" + v.orbitals + "'" + suggestion_suffix(v.orbitals, kOrbitalSets));
+  }
+  v.grid = get_int(t, "grid", 0, where);
+  if (v.grid != 0 && v.grid < 4) fail(where, "'grid' must be 0 (default rule) or >= 4");
+  v.scheme = get_string(t, "scheme", v.scheme, where);
+  const auto schemes = known_schemes();
+  if (std::find(schemes.begin(), schemes.end(), v.scheme) == schemes.end()) {
+    fail(where, "unknown scheme '" + v.scheme + "'" + suggestion_suffix(v.scheme, schemes));
+  }
+  v.step = get_double(t, "step", v.step, where);
+  v.target_acceptance = get_double(t, "target_acceptance", v.target_acceptance, where);
+  if (!(v.step > 0)) fail(where, "'step' must be > 0");
+  if (!(v.target_acceptance >= 0 && v.target_acceptance < 1)) {
+    fail(where, "'target_acceptance' must lie in [0, 1) (0: fixed step)");
+  }
+  v.walkers = int(get_int(t, "walkers", v.walkers, where));
+  v.sweeps = get_int(t, "sweeps", v.sweeps, where);
+  v.equilibration = get_int(t, "equilibration", v.equilibration, where);
+  if (v.walkers < 1 || v.sweeps < 1 || v.equilibration < 0) {
+    fail(where, "'walkers' and 'sweeps' must be >= 1, 'equilibration' >= 0");
+  }
+  v.divergence = get_bool(t, "divergence", v.divergence, where);
+  toml::table strategy{{"name", get_string(t, "strategy", "sm", where)}};
+  for (const char* key : {"precision", "k", "variant", "recompute_every", "breakdown"}) {
+    if (const toml::node* node = t.get(key)) strategy.insert(key, *node);
+  }
+  v.strategy = parse_strategy(strategy, where);
+  std::string default_name = fmt::format("{}-{}-{}-n{}-alpha{}-step{}", v.scheme, v.orbitals,
+                                         v.strategy.label, n, number_text(v.alpha),
+                                         number_text(v.step));
+  v.name = get_string(t, "name", default_name, where);
+  v.seed = t.contains("seed") ? std::uint64_t(get_int(t, "seed", 0, where))
+                              : mix_seed(study.seed, v.name);
+  return v;
+}
+
 void parse_reference(const toml::table* t, ReferenceConfig& r, const std::string& source) {
   if (!t) return;
   const std::string where = source + ": [reference]";
@@ -284,6 +370,7 @@ void parse_checks(const toml::table* t, ChecksConfig& c, const std::string& sour
   check_keys(*t, kChecksKeys, where);
   c.sign_agreement = get_bool(*t, "sign_agreement", c.sign_agreement, where);
   c.strategy_must_finish = get_bool(*t, "strategy_must_finish", c.strategy_must_finish, where);
+  if (t->contains("max_z_exact")) c.max_z_exact = get_double(*t, "max_z_exact", 0.0, where);
   if (t->contains("max_ratio_error_normalised")) {
     c.max_ratio_error_normalised = get_double(*t, "max_ratio_error_normalised", 0.0, where);
   }
@@ -309,14 +396,16 @@ toml::table resolved(const StudyConfig& s) {
   toml::array experiments;
   for (const auto& e : s.experiments) {
     const WorkloadSpec& w = e.workload;
-    experiments.push_back(toml::table{
+    toml::table entry{
         {"name", e.name}, {"workload", w.kind}, {"n", std::int64_t(w.n)},
         {"moves", e.moves}, {"checkpoint_every", e.checkpoint_every},
         {"seed", std::int64_t(w.seed)}, {"acceptance", e.acceptance},
         {"acceptance_rate", e.acceptance_rate}, {"electron_order", w.electron_order},
         {"kappa", w.kappa}, {"mode", w.mode}, {"delta", w.delta}, {"eta", w.eta},
         {"chain", std::int64_t(w.chain)}, {"hold", std::int64_t(w.hold)},
-        {"singular", w.singular}});
+        {"singular", w.singular}};
+    if (!w.file.empty()) entry.insert("file", w.file);
+    experiments.push_back(std::move(entry));
   }
   toml::array strategies;
   for (const auto& st : s.strategies) {
@@ -327,6 +416,19 @@ toml::table resolved(const StudyConfig& s) {
         {"recompute_every", std::int64_t(o.recompute_every)}, {"breakdown", o.breakdown},
         {"k", std::int64_t(o.k)}, {"variant", o.variant}});
   }
+  toml::array vmc;
+  for (const auto& v : s.vmc) {
+    const UpdaterOptions& o = v.strategy.options;
+    vmc.push_back(toml::table{
+        {"name", v.name}, {"n", std::int64_t(v.n)}, {"alpha", v.alpha}, {"omega", v.omega},
+        {"orbitals", v.orbitals}, {"grid", std::int64_t(v.grid)}, {"scheme", v.scheme},
+        {"step", v.step}, {"target_acceptance", v.target_acceptance},
+        {"strategy", v.strategy.name}, {"precision", std::string(to_string(o.precision))},
+        {"k", std::int64_t(o.k)}, {"variant", o.variant},
+        {"recompute_every", std::int64_t(o.recompute_every)}, {"breakdown", o.breakdown},
+        {"walkers", v.walkers}, {"sweeps", v.sweeps}, {"equilibration", v.equilibration},
+        {"seed", std::int64_t(v.seed)}, {"divergence", v.divergence}});
+  }
   toml::array precisions;
   for (const auto& p : s.checks.precisions) precisions.push_back(p);
   toml::table checks{{"sign_agreement", s.checks.sign_agreement},
@@ -335,6 +437,7 @@ toml::table resolved(const StudyConfig& s) {
   if (s.checks.max_ratio_error_normalised) {
     checks.insert("max_ratio_error_normalised", *s.checks.max_ratio_error_normalised);
   }
+  if (s.checks.max_z_exact) checks.insert("max_z_exact", *s.checks.max_z_exact);
   return toml::table{
       {"study", toml::table{{"name", s.name}, {"description", s.description},
                             {"seed", std::int64_t(s.seed)}}},
@@ -344,7 +447,8 @@ toml::table resolved(const StudyConfig& s) {
                                 {"certify", s.reference.certify}}},
       {"checks", checks},
       {"experiment", experiments},
-      {"strategy", strategies}};
+      {"strategy", strategies},
+      {"vmc", vmc}};
 }
 
 }  // namespace
@@ -373,17 +477,29 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
   parse_reference(get_table(root, "reference", source), study.reference, source);
   parse_checks(get_table(root, "checks", source), study.checks, source);
 
+  const auto vmc_entries = entries(root, "vmc", source);
+  for (std::size_t i = 0; i < vmc_entries.size(); ++i) {
+    const std::string where = fmt::format("{}: vmc[{}]", source, i);
+    check_keys(vmc_entries[i], kVmcKeys, where);
+    for (const auto& t : expand(vmc_entries[i], kVmcListKeys)) {
+      study.vmc.push_back(parse_vmc(t, study, where));
+    }
+  }
   const auto experiment_entries = entries(root, "experiment", source);
-  if (experiment_entries.empty()) fail(source, "no [[experiment]] defined");
+  if (experiment_entries.empty() && vmc_entries.empty()) {
+    fail(source, "no [[experiment]] or [[vmc]] defined");
+  }
   for (std::size_t i = 0; i < experiment_entries.size(); ++i) {
     const std::string where = fmt::format("{}: experiment[{}]", source, i);
     check_keys(experiment_entries[i], kExperimentKeys, where);
     for (const auto& t : expand(experiment_entries[i], kExperimentListKeys)) {
-      study.experiments.push_back(parse_experiment(t, study, where));
+      study.experiments.push_back(parse_experiment(t, study, source, where));
     }
   }
   const auto strategy_entries = entries(root, "strategy", source);
-  if (strategy_entries.empty()) fail(source, "no [[strategy]] defined");
+  if (strategy_entries.empty() && !experiment_entries.empty()) {
+    fail(source, "no [[strategy]] defined for the [[experiment]] entries");
+  }
   for (std::size_t i = 0; i < strategy_entries.size(); ++i) {
     const std::string where = fmt::format("{}: strategy[{}]", source, i);
     check_keys(strategy_entries[i], kStrategyKeys, where);
@@ -396,6 +512,11 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
   for (const auto& e : study.experiments) {
     if (!seen.insert("e:" + e.name).second) {
       fail(source, "two experiments are named '" + e.name + "': give each a distinct 'name'");
+    }
+  }
+  for (const auto& v : study.vmc) {
+    if (!seen.insert("v:" + v.name).second) {
+      fail(source, "two VMC runs are named '" + v.name + "': give each a distinct 'name'");
     }
   }
   for (const auto& s : study.strategies) {

@@ -37,6 +37,28 @@ struct ExperimentConfig {
   double acceptance_rate = 1.0;           // used by "forced"
 };
 
+/// One VMC run (README "VMC studies"): N fermions in a harmonic trap sampled
+/// with a scheme, an orbital set and a determinant strategy.
+struct VmcRunConfig {
+  std::string name;
+  Eigen::Index n = 0;
+  double alpha = 1.0;                  // trial-orbital frequency
+  double omega = 1.0;                  // trap frequency
+  std::string orbitals = "analytic";   // analytic | bspline-double | bspline-float
+  Eigen::Index grid = 0;               // B-spline points per dimension; 0 = the box rule's default
+  std::string scheme = "pbp";          // pbp | qs | qs-batched
+  double step = 1.0;                   // fixed step, or where tuning starts
+  double target_acceptance = 0.0;      // > 0: tune the step in equilibration, then freeze it
+  StrategyConfig strategy;             // the determinant strategy
+  int walkers = 4;
+  std::int64_t sweeps = 2000;          // measured sweeps per walker
+  std::int64_t equilibration = 200;    // discarded sweeps per walker
+  std::uint64_t seed = 0;
+  /// Shadow each walker with an analytic-orbital, sm-double twin on the same
+  /// random streams to find where the decisions part (path divergence).
+  bool divergence = true;
+};
+
 struct ReferenceConfig {
   int digits = 50;            // Boost.Multiprecision decimal digits: 50 or 100
   int recompute_every = 0;    // mp refactorisation cadence (accepted moves), 0 = never
@@ -55,6 +77,8 @@ struct ChecksConfig {
   bool strategy_must_finish = false;
   /// Precisions the checks apply to (empty = all).
   std::vector<std::string> precisions;
+  /// VMC: |E - E_exact| / error must stay below this for every run. Unset = no check.
+  std::optional<double> max_z_exact;
 };
 
 struct StudyConfig {
@@ -63,6 +87,7 @@ struct StudyConfig {
   std::uint64_t seed = 1;
   std::vector<ExperimentConfig> experiments;
   std::vector<StrategyConfig> strategies;
+  std::vector<VmcRunConfig> vmc;
   ReferenceConfig reference;
   ChecksConfig checks;
   /// The fully resolved definition (lists expanded, defaults filled) as TOML.

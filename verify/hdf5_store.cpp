@@ -7,8 +7,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cmath>
+#include <limits>
 #include <cstring>
 #include <set>
 #include <type_traits>
@@ -155,6 +158,105 @@ void visit_fields(R& r, F&& f) {
   FIELD(command_line, "text", "the command line of the run");
 }
 
+template <class R, class F>
+  requires std::same_as<std::remove_const_t<R>, VmcRunInfo>
+void visit_fields(R& r, F&& f) {
+  FIELD(n, "count", "electrons N");
+  FIELD(alpha, "1", "frequency alpha of the trial orbitals (hbar = m = 1)");
+  FIELD(omega, "1", "trap frequency w (V = w^2 r^2 / 2)");
+  FIELD(orbitals, "text", "orbital set: analytic, bspline-double or bspline-float");
+  FIELD(grid, "count", "B-spline grid points per dimension (0 for analytic orbitals)");
+  FIELD(scheme, "text", "sampling scheme: pbp, qs or qs-batched");
+  FIELD(strategy, "text", "determinant strategy label, e.g. sm-double");
+  FIELD(step, "length", "trial step: fixed, or the start of the tuning");
+  FIELD(target_acceptance, "1", "acceptance the step was tuned to in equilibration (0: fixed step)");
+  FIELD(walkers, "count", "independent walkers");
+  FIELD(equilibration_sweeps, "count", "discarded sweeps per walker");
+  FIELD(sweeps, "count", "measured sweeps per walker (one local energy each)");
+  FIELD(seed, "1", "random seed of the run");
+  FIELD(reference_run, "text", "run whose energy is the reference (independent streams), or empty");
+}
+
+template <class R, class F>
+  requires std::same_as<std::remove_const_t<R>, VmcRunSummary>
+void visit_fields(R& r, F&& f) {
+  FIELD(exact_energy, "E", "exact variational energy E(alpha)");
+  FIELD(energy, "E", "mean local energy over all walkers");
+  FIELD(error, "E", "standard error of energy (blocking per walker, walkers combined)");
+  FIELD(variance, "E^2", "variance of the local energy");
+  FIELD(tau, "sweep", "integrated autocorrelation time (1/2 = uncorrelated)");
+  FIELD(effective_samples, "count", "samples / (2 tau)");
+  FIELD(samples, "count", "local-energy samples over all walkers");
+  FIELD(walker_scatter_p, "1", "p-value of the chi^2 of the walker means (walker consistency)");
+  FIELD(acceptance, "1", "fraction of proposals accepted in measured sweeps");
+  FIELD(final_step, "length", "mean frozen trial step over walkers");
+  FIELD(z_exact, "1", "|energy - exact_energy| / error");
+  FIELD(detectable_bias_exact, "E", "3 error: the smallest bias the run could detect");
+  FIELD(z_reference, "1", "z against reference_run (NaN without one)");
+  FIELD(detectable_bias_reference, "E", "3 sqrt(error^2 + error_ref^2) (NaN without one)");
+  FIELD(walkers_diverged, "count", "walkers whose decisions left the lockstep double reference");
+  FIELD(divergence_sweep_median, "sweep", "median first divergent sweep over diverged walkers (NaN if none)");
+  FIELD(divergence_sweep_min, "sweep", "earliest first divergent sweep, -1 if none");
+  FIELD(max_energy_difference, "E", "max |E_L - E_L,ref| while in lockstep");
+  FIELD(breakdowns, "count", "determinant breakdowns over all walkers");
+  FIELD(failed_walkers, "count", "walkers whose strategy gave up");
+  FIELD(elapsed_s, "s", "wall time of the run");
+}
+
+template <class R, class F>
+  requires std::same_as<std::remove_const_t<R>, VmcWalkerRow>
+void visit_fields(R& r, F&& f) {
+  FIELD(walker, "count", "walker index");
+  FIELD(stream, "1", "random stream id");
+  FIELD(energy, "E", "mean local energy of the walker");
+  FIELD(error, "E", "its blocked standard error");
+  FIELD(tau, "sweep", "its integrated autocorrelation time");
+  FIELD(acceptance, "1", "its acceptance in measured sweeps");
+  FIELD(step, "length", "its frozen trial step");
+  FIELD(divergence_sweep, "sweep", "first sweep whose decisions differ from the reference, -1 never");
+  FIELD(divergence_move, "count", "first differing move (sweep * N + electron), -1 never");
+  FIELD(expected_flips, "count", "sum of decision-flip probabilities while in lockstep");
+  FIELD(max_ratio_difference, "1", "max relative ratio difference to the reference in lockstep");
+  FIELD(max_energy_difference, "E", "max |E_L - E_L,ref| while in lockstep");
+  FIELD(breakdowns, "count", "determinant breakdowns");
+  FIELD(recomputes, "count", "determinant refactorisations");
+  FIELD(failed, "bool", "1 if the strategy gave up");
+}
+
+template <class R, class F>
+  requires std::same_as<std::remove_const_t<R>, BlockingRow>
+void visit_fields(R& r, F&& f) {
+  FIELD(level, "count", "blocking level k (blocks of 2^k sweeps)");
+  FIELD(block_size, "sweep", "sweeps per block");
+  FIELD(blocks, "count", "blocks per walker at this level");
+  FIELD(error, "E", "standard error of the mean at this level, walkers combined");
+  FIELD(error_uncertainty, "E", "statistical uncertainty of that error");
+  FIELD(chosen, "bool", "1 at the level chosen by the automatic rule");
+}
+
+template <class R, class F>
+  requires std::same_as<std::remove_const_t<R>, OrbitalAccuracyRecord>
+void visit_fields(R& r, F&& f) {
+  FIELD(orbitals, "text", "orbital set measured: bspline-double or bspline-float");
+  FIELD(n, "count", "orbitals");
+  FIELD(alpha, "1", "orbital frequency alpha");
+  FIELD(grid, "count", "grid points per dimension");
+  FIELD(samples, "count", "sample positions");
+  FIELD(epsilon, "1", "machine epsilon of the set's precision");
+  FIELD(value_max_abs, "1", "max |phi - phi_exact|");
+  FIELD(value_rms_abs, "1", "RMS |phi - phi_exact|");
+  FIELD(value_max_rel, "1", "value_max_abs / max |phi_exact|");
+  FIELD(value_max_eps, "eps", "value_max_rel in units of epsilon");
+  FIELD(gradient_max_abs, "1", "max |grad phi - grad phi_exact| (components)");
+  FIELD(gradient_rms_abs, "1", "RMS of the gradient error");
+  FIELD(gradient_max_rel, "1", "gradient_max_abs / max |grad phi_exact|");
+  FIELD(gradient_max_eps, "eps", "gradient_max_rel in units of epsilon");
+  FIELD(laplacian_max_abs, "1", "max |lap phi - lap phi_exact|");
+  FIELD(laplacian_rms_abs, "1", "RMS of the Laplacian error");
+  FIELD(laplacian_max_rel, "1", "laplacian_max_abs / max |lap phi_exact|");
+  FIELD(laplacian_max_eps, "eps", "laplacian_max_rel in units of epsilon");
+}
+
 #undef FIELD
 
 template <class T>
@@ -215,8 +317,8 @@ struct Table {
 };
 
 template <class Row>
-Table create_table(hid_t parent) {
-  const auto op = fmt::format("create dataset '{}' in {}", kCheckpoints, h5::object_name(parent));
+Table create_table(hid_t parent, const char* name = kCheckpoints) {
+  const auto op = fmt::format("create dataset '{}' in {}", name, h5::object_name(parent));
   Table table{Handle{}, memory_type<Row>(), 0};
   // On disk the compound is packed: no padding bytes, same members.
   Handle file_type = h5::type_handle(H5Tcopy(table.row_type), op);
@@ -226,7 +328,7 @@ Table create_table(hid_t parent) {
   Handle plist = h5::plist_handle(H5Pcreate(H5P_DATASET_CREATE), op);
   h5::check_ok(H5Pset_chunk(plist, 1, &kChunkRows), op);
   table.dataset = h5::dataset_handle(
-      H5Dcreate2(parent, kCheckpoints, file_type, space, H5P_DEFAULT, plist, H5P_DEFAULT), op);
+      H5Dcreate2(parent, name, file_type, space, H5P_DEFAULT, plist, H5P_DEFAULT), op);
   h5::write_attr(table.dataset, "column_units", column<Row>(&Field::unit));
   h5::write_attr(table.dataset, "column_descriptions", column<Row>(&Field::description));
   return table;
@@ -246,9 +348,9 @@ void append_row(Table& table, const Row& row) {
 }
 
 template <class Row>
-std::vector<Row> read_table(hid_t parent) {
-  const auto op = fmt::format("read dataset '{}' in {}", kCheckpoints, h5::object_name(parent));
-  Handle dataset = h5::dataset_handle(H5Dopen2(parent, kCheckpoints, H5P_DEFAULT), op);
+std::vector<Row> read_table(hid_t parent, const char* name = kCheckpoints) {
+  const auto op = fmt::format("read dataset '{}' in {}", name, h5::object_name(parent));
+  Handle dataset = h5::dataset_handle(H5Dopen2(parent, name, H5P_DEFAULT), op);
   Handle stored = h5::type_handle(H5Dget_type(dataset), op);
   if (H5Tget_class(stored) != H5T_COMPOUND) throw h5::Failure(op, "not a compound dataset");
   // HDF5 matches compound members by name; a missing one would be left
@@ -269,12 +371,61 @@ std::vector<Row> read_table(hid_t parent) {
   return rows;
 }
 
+/// Writes a whole table of rows at once (a run's walkers, its blocking).
+template <class Row>
+void write_table(hid_t parent, const char* name, const std::vector<Row>& rows) {
+  Table table = create_table<Row>(parent, name);
+  for (const Row& row : rows) append_row(table, row);
+}
+
+/// Energy series: walkers x sweeps doubles, NaN after a failed walker's end.
+void write_series(hid_t parent, const char* name, const std::vector<std::vector<double>>& series) {
+  const auto op = fmt::format("create dataset '{}' in {}", name, h5::object_name(parent));
+  std::size_t columns = 0;
+  for (const auto& s : series) columns = std::max(columns, s.size());
+  std::vector<double> data(series.size() * columns, std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t w = 0; w < series.size(); ++w)
+    std::copy(series[w].begin(), series[w].end(), data.begin() + std::ptrdiff_t(w * columns));
+  const hsize_t dims[2] = {series.size(), columns};
+  Handle space = h5::space_handle(H5Screate_simple(2, dims, nullptr), op);
+  Handle dataset = h5::dataset_handle(
+      H5Dcreate2(parent, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), op);
+  if (!data.empty())
+    h5::check_ok(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()), op);
+  h5::write_attr(dataset, "units", std::string("E"));
+  h5::write_attr(dataset, "description",
+                 std::string("local energy after each measured sweep: row = walker, column = sweep; "
+                             "NaN after the end of a walker whose strategy gave up"));
+}
+
+std::vector<std::vector<double>> read_series(hid_t parent, const char* name) {
+  const auto op = fmt::format("read dataset '{}' in {}", name, h5::object_name(parent));
+  Handle dataset = h5::dataset_handle(H5Dopen2(parent, name, H5P_DEFAULT), op);
+  Handle space = h5::space_handle(H5Dget_space(dataset), op);
+  hsize_t dims[2] = {0, 0};
+  if (H5Sget_simple_extent_ndims(space) != 2) throw h5::Failure(op, "not a 2-D dataset");
+  H5Sget_simple_extent_dims(space, dims, nullptr);
+  std::vector<double> data(dims[0] * dims[1]);
+  if (!data.empty())
+    h5::check_ok(H5Dread(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()), op);
+  std::vector<std::vector<double>> series(dims[0]);
+  for (hsize_t w = 0; w < dims[0]; ++w) {
+    auto first = data.begin() + std::ptrdiff_t(w * dims[1]);
+    auto last = first + std::ptrdiff_t(dims[1]);
+    while (last != first && std::isnan(*(last - 1))) --last;
+    series[w].assign(first, last);
+  }
+  return series;
+}
+
 // ---- names and messages ----------------------------------------------------
 
 constexpr const char* kExperiments = "experiments";
 constexpr const char* kStrategies = "strategies";
 constexpr const char* kReference = "reference";
 constexpr const char* kConfig = "config";
+constexpr const char* kVmc = "vmc";
+constexpr const char* kOrbitals = "orbitals";
 constexpr const char* kSchemaAttr = "schema_version";
 constexpr const char* kParamPrefix = "param.";
 constexpr const char* kAppendedPrefix = "appended.";
@@ -663,6 +814,44 @@ void ResultWriter::finish_strategy(StrategyHandle strategy, const StrategySummar
   s.finished = true;
 }
 
+void ResultWriter::add_vmc_run(const VmcRun& run) {
+  auto& w = *impl_;
+  w.require_open();
+  require_group_name(run.info.name, "VMC run");
+  w.guarded([&] {
+    Handle runs = h5::has_link(w.file, kVmc) ? h5::open_group(w.file, kVmc)
+                                              : h5::create_group(w.file, kVmc);
+    if (h5::has_link(runs, run.info.name))
+      throw std::invalid_argument(fmt::format("VMC run name '{}' is repeated", run.info.name));
+    Handle group = h5::create_group(runs, run.info.name);
+    write_fields(group, "", run.info);
+    write_table(group, "walkers", run.walkers);
+    write_table(group, "blocking", run.blocking);
+    write_series(group, "energy", run.energy);
+    // The summary goes last: its keys mark a finished run, as for strategies.
+    write_fields(group, "", run.summary);
+    h5::write_attr(group, "summary_units", column<VmcRunSummary>(&Field::unit));
+    h5::write_attr(group, kSummaryKeys, column<VmcRunSummary>(&Field::name));
+    w.flush();
+  });
+}
+
+void ResultWriter::add_orbital_accuracy(const OrbitalAccuracyRecord& record) {
+  auto& w = *impl_;
+  w.require_open();
+  require_group_name(record.label, "orbital accuracy");
+  w.guarded([&] {
+    Handle sets = h5::has_link(w.file, kOrbitals) ? h5::open_group(w.file, kOrbitals)
+                                                  : h5::create_group(w.file, kOrbitals);
+    if (h5::has_link(sets, record.label)) return;  // the same set measured once per run
+    Handle group = h5::create_group(sets, record.label);
+    write_fields(group, "", record);
+    h5::write_attr(group, "summary_units", column<OrbitalAccuracyRecord>(&Field::unit));
+    h5::write_attr(group, kSummaryKeys, column<OrbitalAccuracyRecord>(&Field::name));
+    w.flush();
+  });
+}
+
 void ResultWriter::commit() {
   auto& w = *impl_;
   w.require_open();
@@ -767,6 +956,31 @@ ResultsFile read_results(const fs::path& path, const ReadOptions& options) {
     Handle experiments = h5::open_group(file, kExperiments);
     for (const auto& name : h5::link_names(experiments))
       results.experiments.push_back(read_experiment(experiments, name, options));
+    if (h5::has_link(file, kVmc)) {
+      Handle runs = h5::open_group(file, kVmc);
+      for (const auto& name : h5::link_names(runs)) {
+        Handle group = h5::open_group(runs, name);
+        if (!h5::has_attr(group, kSummaryKeys)) continue;  // killed while being written
+        VmcRun run;
+        run.info.name = name;
+        read_fields(group, "", run.info);
+        read_fields(group, "", run.summary);
+        run.walkers = read_table<VmcWalkerRow>(group, "walkers");
+        run.blocking = read_table<BlockingRow>(group, "blocking");
+        if (options.checkpoints) run.energy = read_series(group, "energy");
+        results.vmc.push_back(std::move(run));
+      }
+    }
+    if (h5::has_link(file, kOrbitals)) {
+      Handle sets = h5::open_group(file, kOrbitals);
+      for (const auto& label : h5::link_names(sets)) {
+        Handle group = h5::open_group(sets, label);
+        OrbitalAccuracyRecord record;
+        record.label = label;
+        read_fields(group, "", record);
+        results.orbitals.push_back(std::move(record));
+      }
+    }
   } catch (const h5::Failure& failure) {
     throw IoError(
         fmt::format("cannot read {}: {}: {}", path.string(), failure.op(), failure.detail()));

@@ -50,6 +50,16 @@ std::filesystem::path partial_path(const std::filesystem::path& final_path);
 /// Throws IoError.
 void check_output_path(const std::filesystem::path& final_path, bool append = false);
 
+/// A VMC run as stored: its description, summary, per-walker rows, the
+/// blocking analysis and the energy series (walkers x sweeps).
+struct VmcRun {
+  VmcRunInfo info;
+  VmcRunSummary summary;
+  std::vector<VmcWalkerRow> walkers;
+  std::vector<BlockingRow> blocking;
+  std::vector<std::vector<double>> energy;  // read only with ReadOptions::checkpoints
+};
+
 /// Identifies an experiment (and its reference table) within one writer.
 struct ExperimentHandle {
   std::size_t index = 0;
@@ -87,6 +97,12 @@ class ResultWriter {
   /// call for the same matrix replaces the first.
   void set_certified(ExperimentHandle experiment, std::string_view which,
                      const CertifiedLogDet& certified);
+  /// Adds /vmc/<name>: a finished VMC run, written whole and flushed (a
+  /// killed study keeps every finished run). A repeated name is
+  /// std::invalid_argument.
+  void add_vmc_run(const VmcRun& run);
+  /// Adds /orbitals/<label> (once per label; a repeat is ignored).
+  void add_orbital_accuracy(const OrbitalAccuracyRecord& record);
   /// Writes the summary attributes; once per strategy (else std::logic_error).
   void finish_strategy(StrategyHandle strategy, const StrategySummary& summary);
   /// Closes the file and renames the .partial over the final path. Nothing
@@ -131,6 +147,8 @@ struct ResultsFile {
   int schema_version = 0;
   RunMetadata metadata;  // root attributes and /config
   std::vector<ExperimentResult> experiments;  // in the order written
+  std::vector<VmcRun> vmc;                     // finished VMC runs, in the order written
+  std::vector<OrbitalAccuracyRecord> orbitals; // orbital-set accuracy measurements
   /// True when every strategy has its summary.
   bool complete() const noexcept;
 };

@@ -9,11 +9,14 @@
 #include <chrono>
 #include <csignal>
 #include <ctime>
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "verify/config.hpp"
 #include "verify/hdf5_store.hpp"
+#include "verify/bench.hpp"
+#include "verify/regress.hpp"
 #include "verify/runner.hpp"
 #include "verify/table.hpp"
 
@@ -81,12 +84,14 @@ int run_command(const RunArgs& args, const std::string& command_line) {
   }
   writer.commit();
 
-  fmt::print("{}", format_table(read_results(args.output, {.checkpoints = false}), TableFormat::markdown));
+  fmt::print("{}", format_table(read_results(args.output, {.checkpoints = false}),
+                                TableFormat::markdown, TableKind::all));
   if (!args.quiet) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    fmt::print(stderr, "wrote {} ({} experiments x {} strategies, {:.1f} s)\n", args.output,
-               study.experiments.size(), study.strategies.size(), seconds);
+    fmt::print(stderr, "wrote {} ({} experiments x {} strategies, {} VMC runs, {:.1f} s)\n",
+               args.output, study.experiments.size(), study.strategies.size(), study.vmc.size(),
+               seconds);
   }
   for (const auto& f : report.failures) {
     fmt::print(stderr, "CHECK FAILED: {} / {}: {}\n", f.experiment, f.strategy, f.what);
@@ -94,9 +99,19 @@ int run_command(const RunArgs& args, const std::string& command_line) {
   return report.failures.empty() ? kExitOk : kExitCheckFailed;
 }
 
-int table_command(const std::string& file, const std::string& format) {
-  fmt::print("{}", format_table(read_results(file, {.checkpoints = false}), parse_table_format(format)));
+int table_command(const std::string& file, const std::string& format, const std::string& kind) {
+  const TableFormat table_format = parse_table_format(format);
+  const TableKind table_kind = parse_table_kind(kind);
+  fmt::print("{}", format_table(read_results(file, {.checkpoints = false}), table_format, table_kind));
   return kExitOk;
+}
+
+int regress_cli(const RegressArgs& args, const std::string& command_line) {
+  std::signal(SIGINT, [](int) { g_interrupted = true; });
+  const RunMetadata metadata{SLATERLAB_VERSION, SLATERLAB_GIT_COMMIT, utc_now(), host_name(),
+                             command_line, ""};
+  const bool progress = !args.quiet && isatty(STDERR_FILENO);
+  return regress_command(args, metadata, {progress, &g_interrupted}, std::cout, std::cerr);
 }
 
 int main_impl(int argc, char** argv) {
@@ -119,6 +134,33 @@ int main_impl(int argc, char** argv) {
   CLI::App* table_cmd = app.add_subcommand("table", "Print the comparison table of a results file");
   table_cmd->add_option("file", table_file, "HDF5 results file")->required();
   table_cmd->add_option("-f,--format", table_format, "md, csv or latex")->capture_default_str();
+  std::string table_kind = "all";
+  table_cmd->add_option("-k,--kind", table_kind, "determinant, vmc, orbitals or all")
+      ->capture_default_str();
+
+  CLI::App* bench_cmd = app.add_subcommand(
+      "bench", "Benchmark update strategies (updates/s; Google Benchmark). Extra arguments go "
+               "to Google Benchmark, e.g. --benchmark_filter=N:1024 --benchmark_repetitions=3");
+  bench_cmd->allow_extras();
+  bench_cmd->prefix_command();
+
+  RegressArgs regress;
+  CLI::App* regress_cmd = app.add_subcommand(
+      "regress", "Run a study and compare it with a baseline results file; exit 1 on an accuracy "
+                 "regression (docs/regression.md)");
+  regress_cmd->add_option("experiment", regress.experiment, "Experiment TOML file")->required();
+  regress_cmd->add_option("--baseline", regress.baseline, "Baseline HDF5 results file")->required();
+  regress_cmd->add_option("--junit", regress.junit, "Also write a JUnit XML report");
+  regress_cmd->add_option("--summary", regress.summary, "Also write a Markdown summary");
+  regress_cmd->add_option("--set", regress.sets, "Override a key: section.key=value (repeatable)");
+  regress_cmd->add_option("-o,--output", regress.output,
+                          "Keep the new results file (default: a temporary file, removed)");
+  regress_cmd->add_flag("--update-baseline", regress.update_baseline,
+                        "Write the new results as the baseline (atomically) and say what it replaced");
+  regress_cmd->add_option("--factor", regress.limits.factor,
+                          "How many times its baseline a metric may reach")->capture_default_str();
+  regress_cmd->add_flag("-q,--quiet", regress.quiet,
+                        "Only regressions, failed checks and baseline updates on stderr; no table");
 
   try {
     app.parse(argc, argv);
@@ -127,7 +169,15 @@ int main_impl(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitBadInput;
   }
   if (*run_cmd) return run_command(run, quoted_command_line(argc, argv));
-  if (*table_cmd) return table_command(table_file, table_format);
+  if (*table_cmd) return table_command(table_file, table_format, table_kind);
+  if (*bench_cmd) {
+    std::vector<std::string> extras = bench_cmd->remaining();
+    std::vector<char*> bench_argv{argv[0]};
+    for (auto& e : extras) bench_argv.push_back(e.data());
+    int bench_argc = int(bench_argv.size());
+    return run_bench(bench_argc, bench_argv.data());
+  }
+  if (*regress_cmd) return regress_cli(regress, quoted_command_line(argc, argv));
   return kExitBadInput;
 }
 

@@ -120,4 +120,94 @@ struct StrategySummary {
   std::string failure;                   // why
 };
 
+// ---- VMC runs (README "VMC studies") ------------------------------------------
+
+/// One VMC run: a sampling scheme with an orbital set and a determinant
+/// strategy, several independent walkers.
+struct VmcRunInfo {
+  std::string name;
+  std::int64_t n = 0;              // electrons
+  double alpha = 0.0;              // trial-orbital frequency
+  double omega = 0.0;              // trap frequency
+  std::string orbitals;            // "analytic", "bspline-double", "bspline-float"
+  std::int64_t grid = 0;           // B-spline points per dimension (0 for analytic)
+  std::string scheme;              // "pbp", "qs", "qs-batched"
+  std::string strategy;            // determinant strategy label, e.g. "sm-double"
+  double step = 0.0;               // initial (tuned) or fixed trial step
+  double target_acceptance = 0.0;  // step tuning target; 0 = fixed step
+  std::int64_t walkers = 0;
+  std::int64_t equilibration_sweeps = 0;
+  std::int64_t sweeps = 0;         // measured sweeps per walker
+  std::uint64_t seed = 0;
+  std::string reference_run;       // run whose energy is the reference (independent streams); "" none
+};
+
+/// A VMC run's result over all walkers (blocked statistics).
+struct VmcRunSummary {
+  double exact_energy = 0.0;       // E(alpha), analytic
+  double energy = 0.0;             // mean local energy over walkers
+  double error = 0.0;              // its standard error (blocked per walker, combined)
+  double variance = 0.0;           // variance of the local energy
+  double tau = 0.0;                // integrated autocorrelation time (sweeps; 1/2 = uncorrelated)
+  double effective_samples = 0.0;
+  std::int64_t samples = 0;        // local-energy samples over all walkers
+  double walker_scatter_p = 0.0;   // p-value of the walker means' chi^2 (consistency of walkers)
+  double acceptance = 0.0;
+  double final_step = 0.0;         // mean frozen step over walkers
+  double z_exact = 0.0;            // |E - E_exact| / error
+  double detectable_bias_exact = 0.0;      // 3 error: the smallest bias the run could detect
+  double z_reference = 0.0;        // against reference_run (NaN without one)
+  double detectable_bias_reference = 0.0;  // 3 sqrt(err^2 + err_ref^2)
+  std::int64_t walkers_diverged = 0;       // walkers whose path left the lockstep reference
+  double divergence_sweep_median = 0.0;    // median first divergent sweep (NaN if none diverged or no reference)
+  std::int64_t divergence_sweep_min = -1;  // earliest divergent sweep, -1 if none
+  double max_energy_difference = 0.0;      // max |E_L - E_L,ref| while in lockstep
+  std::int64_t breakdowns = 0;     // determinant breakdowns over walkers
+  std::int64_t failed_walkers = 0; // walkers whose strategy gave up
+  double elapsed_s = 0.0;
+};
+
+/// Per walker of a VMC run.
+struct VmcWalkerRow {
+  std::int64_t walker = 0;
+  std::int64_t stream = 0;
+  double energy = 0.0;
+  double error = 0.0;
+  double tau = 0.0;
+  double acceptance = 0.0;
+  double step = 0.0;
+  std::int64_t divergence_sweep = -1;   // first sweep whose decisions differ from the reference; -1 never
+  std::int64_t divergence_move = -1;
+  double expected_flips = 0.0;          // sum of flip probabilities while in lockstep
+  double max_ratio_difference = 0.0;    // max relative ratio difference while in lockstep
+  double max_energy_difference = 0.0;
+  std::int64_t breakdowns = 0;
+  std::int64_t recomputes = 0;
+  std::int32_t failed = 0;
+};
+
+/// One level of the blocking analysis of a run (walkers combined level by level).
+struct BlockingRow {
+  std::int64_t level = 0;
+  std::int64_t block_size = 0;     // sweeps per block
+  std::int64_t blocks = 0;         // blocks per walker
+  double error = 0.0;              // standard error of the mean at this level (walkers combined)
+  double error_uncertainty = 0.0;
+  std::int32_t chosen = 0;         // 1 at the level the automatic rule chose
+};
+
+/// Accuracy of an approximate orbital set against the analytic orbitals.
+struct OrbitalAccuracyRecord {
+  std::string label;               // e.g. "bspline-float-n20-alpha0.8-grid48"
+  std::string orbitals;            // "bspline-double" | "bspline-float"
+  std::int64_t n = 0;
+  double alpha = 0.0;
+  std::int64_t grid = 0;
+  std::int64_t samples = 0;
+  double epsilon = 0.0;
+  double value_max_abs = 0.0, value_rms_abs = 0.0, value_max_rel = 0.0, value_max_eps = 0.0;
+  double gradient_max_abs = 0.0, gradient_rms_abs = 0.0, gradient_max_rel = 0.0, gradient_max_eps = 0.0;
+  double laplacian_max_abs = 0.0, laplacian_rms_abs = 0.0, laplacian_max_rel = 0.0, laplacian_max_eps = 0.0;
+};
+
 }  // namespace slaterlab

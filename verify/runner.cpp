@@ -12,6 +12,7 @@
 #include "reference/mp.hpp"
 #include "verify/metrics.hpp"
 #include "verify/rng.hpp"
+#include "verify/vmc_study.hpp"
 
 namespace slaterlab {
 namespace {
@@ -147,12 +148,22 @@ bool LockstepExperiment::decide(double rho, double u) const {
 
 void LockstepExperiment::step() {
   const Move move = workload_->next_move(reference_.matrix());
-  const double u = decisions_.uniform();
+  // A replayed run may bring its own uniform and decision; the shared stream
+  // is drawn anyway so that its position never depends on the workload.
+  double u = decisions_.uniform();
+  if (move.uniform) u = *move.uniform;
   auto t0 = Clock::now();
   const reference::RatioInfo ref = reference_.ratio(move.k, move.column);
   reference_elapsed_s_ += seconds_since(t0);
   ratio_condition_max_ = std::max(ratio_condition_max_, ref.conditioning);
-  const bool accept = decide(ref.value, u);
+  // Flips always compare a strategy with the reference's decision for the same u.
+  const bool reference_accept = decide(ref.value, u);
+  const bool accept = move.accept.value_or(reference_accept);
+  if (accept && ref.value == 0.0) {
+    throw InputError(fmt::format("experiment '{}': move {} is recorded as accepted but makes the "
+                                 "matrix exactly singular",
+                                 experiment_.name, move_));
+  }
   const double n = double(experiment_.workload.n);
 
   for (Lane& lane : lanes_) {
@@ -166,7 +177,7 @@ void LockstepExperiment::step() {
         const double relative = std::abs(r.value - ref.value) / std::abs(ref.value);
         lane.errors.add(relative, relative / (n * lane.updater->epsilon() * ref.conditioning));
       }
-      if (decide(r.value, u) != accept) ++lane.errors.flips;
+      if (decide(r.value, u) != reference_accept) ++lane.errors.flips;
     } catch (const std::exception& error) {
       lane.fail(error);
     }
@@ -338,9 +349,10 @@ RunReport run_study(const StudyConfig& study, ResultWriter& writer, const RunOpt
     LockstepExperiment experiment(study, study.experiments[i], writer);
     if (!experiment.run(options, report.failures)) {
       report.interrupted = true;
-      break;
+      return report;
     }
   }
+  run_vmc_study(study, writer, options, report);
   return report;
 }
 

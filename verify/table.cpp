@@ -1,5 +1,7 @@
 #include "verify/table.hpp"
 
+#include "verify/statistics.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,15 +14,6 @@ namespace slaterlab {
 
 namespace {
 
-// clang-format off
-constexpr std::array<std::string_view, 12> kHeaders = {
-    "experiment", "strategy", "N",
-    "worst log-det error", "final log-det error",
-    "max ratio error", "max ratio error in eps",
-    "inverse residual (max)", "divergence (final)",
-    "flips", "breakdowns", "time (s)"};
-// clang-format on
-constexpr std::size_t kTextColumns = 2;  // experiment, strategy: left-aligned
 constexpr std::string_view kMissing = "—";
 
 struct Cell {
@@ -28,6 +21,31 @@ struct Cell {
   bool missing = false;  // NaN or no value: rendered per format
 };
 using Row = std::vector<Cell>;
+
+/// One table: its headers, how many leading columns are text (left-aligned;
+/// the others are numbers, right-aligned), and its rows.
+struct TableData {
+  std::vector<std::string_view> headers;
+  std::size_t text_columns = 0;
+  std::vector<Row> rows;
+};
+
+// clang-format off
+const std::vector<std::string_view> kDeterminantHeaders = {
+    "experiment", "strategy", "N",
+    "worst log-det error", "final log-det error",
+    "max ratio error", "max ratio error in eps",
+    "inverse residual (max)", "divergence (final)",
+    "flips", "breakdowns", "time (s)"};
+const std::vector<std::string_view> kVmcHeaders = {
+    "run", "orbitals", "scheme", "strategy", "N", "step", "acceptance",
+    "E", "E exact", "z exact", "z ref", "detectable bias", "variance", "tau",
+    "divergence sweep", "diverged"};
+const std::vector<std::string_view> kOrbitalHeaders = {
+    "orbitals", "N", "grid",
+    "value max rel", "value max eps", "gradient max rel", "gradient max eps",
+    "laplacian max rel", "laplacian max eps"};
+// clang-format on
 
 Cell number(double value) {
   if (std::isnan(value)) return {"", true};
@@ -42,7 +60,7 @@ Row table_row(const ExperimentInfo& experiment, const StrategyResult& strategy) 
   Row row{{experiment.name, false}, {std::move(label), false}, integer(experiment.n)};
   if (!strategy.summary) {
     row.push_back({"(incomplete)", false});
-    row.resize(kHeaders.size(), Cell{"", true});
+    row.resize(kDeterminantHeaders.size(), Cell{"", true});
     return row;
   }
   const StrategySummary& s = *strategy.summary;
@@ -55,17 +73,52 @@ Row table_row(const ExperimentInfo& experiment, const StrategyResult& strategy) 
   return row;
 }
 
-std::vector<Row> table_rows(const ResultsFile& results) {
-  std::vector<Row> rows;
+TableData determinant_table(const ResultsFile& results) {
+  TableData table{kDeterminantHeaders, 2, {}};
   for (const auto& experiment : results.experiments)
     for (const auto& strategy : experiment.strategies)
-      rows.push_back(table_row(experiment.info, strategy));
-  return rows;
+      table.rows.push_back(table_row(experiment.info, strategy));
+  return table;
 }
 
-Row header_row() {
+Cell fixed(double value, int decimals) {
+  if (std::isnan(value)) return {"", true};
+  return {fmt::format("{:.{}f}", value, decimals), false};
+}
+
+/// The seed's Table 9 kind of table: energy with its error bar in compact
+/// form, the exact value, and how far apart they are.
+TableData vmc_table(const ResultsFile& results) {
+  TableData table{kVmcHeaders, 4, {}};
+  for (const auto& run : results.vmc) {
+    const VmcRunInfo& i = run.info;
+    const VmcRunSummary& s = run.summary;
+    table.rows.push_back(Row{{i.name, false}, {i.orbitals, false}, {i.scheme, false},
+                             {i.strategy, false}, integer(i.n), fixed(s.final_step, 3),
+                             fixed(s.acceptance, 3),
+                             {format_mean_error(s.energy, s.error), std::isnan(s.energy)},
+                             {fmt::format("{:.10g}", s.exact_energy), false}, fixed(s.z_exact, 2),
+                             fixed(s.z_reference, 2), number(s.detectable_bias_exact),
+                             number(s.variance), fixed(s.tau, 2),
+                             fixed(s.divergence_sweep_median, 0), integer(s.walkers_diverged)});
+  }
+  return table;
+}
+
+TableData orbital_table(const ResultsFile& results) {
+  TableData table{kOrbitalHeaders, 1, {}};
+  for (const auto& o : results.orbitals) {
+    table.rows.push_back(Row{{o.orbitals, false}, integer(o.n), integer(o.grid),
+                             number(o.value_max_rel), number(o.value_max_eps),
+                             number(o.gradient_max_rel), number(o.gradient_max_eps),
+                             number(o.laplacian_max_rel), number(o.laplacian_max_eps)});
+  }
+  return table;
+}
+
+Row header_row(const TableData& table) {
   Row row;
-  for (auto header : kHeaders) row.push_back({std::string(header), false});
+  for (auto header : table.headers) row.push_back({std::string(header), false});
   return row;
 }
 
@@ -90,10 +143,11 @@ std::string markdown_text(const Cell& cell) {
   return out;
 }
 
-std::string format_markdown(const std::vector<Row>& rows) {
-  std::vector<Row> cells{header_row()};
-  cells.insert(cells.end(), rows.begin(), rows.end());
-  std::array<std::size_t, kHeaders.size()> width{};
+std::string format_markdown(const TableData& table) {
+  const std::size_t kTextColumns = table.text_columns;
+  std::vector<Row> cells{header_row(table)};
+  cells.insert(cells.end(), table.rows.begin(), table.rows.end());
+  std::vector<std::size_t> width(table.headers.size(), 0);
   for (auto& row : cells)
     for (std::size_t c = 0; c < row.size(); ++c) {
       row[c] = {markdown_text(row[c]), false};
@@ -132,7 +186,7 @@ std::string csv_field(const Cell& cell) {
   return out + "\"";
 }
 
-std::string format_csv(const std::vector<Row>& rows) {
+std::string format_csv(const TableData& table) {
   auto line = [](const Row& row) {
     std::string out;
     for (std::size_t c = 0; c < row.size(); ++c) {
@@ -141,8 +195,8 @@ std::string format_csv(const std::vector<Row>& rows) {
     }
     return out + "\r\n";
   };
-  std::string out = line(header_row());
-  for (const auto& row : rows) out += line(row);
+  std::string out = line(header_row(table));
+  for (const auto& row : table.rows) out += line(row);
   return out;
 }
 
@@ -163,7 +217,7 @@ std::string latex_escape(std::string_view text) {
   return out;
 }
 
-std::string format_latex(const std::vector<Row>& rows) {
+std::string format_latex(const TableData& table) {
   auto line = [](const Row& row) {
     std::string out;
     for (std::size_t c = 0; c < row.size(); ++c)
@@ -171,10 +225,11 @@ std::string format_latex(const std::vector<Row>& rows) {
           (c ? " & " : "") + (row[c].missing ? std::string(kMissing) : latex_escape(row[c].text));
     return out + " \\\\\n";
   };
-  std::string out = "\\begin{tabular}{" + std::string(kTextColumns, 'l') +
-                    std::string(kHeaders.size() - kTextColumns, 'r') + "}\n\\toprule\n";
-  out += line(header_row()) + "\\midrule\n";
-  for (const auto& row : rows) out += line(row);
+  std::string out = "\\begin{tabular}{" + std::string(table.text_columns, 'l') +
+                    std::string(table.headers.size() - table.text_columns, 'r') +
+                    "}\n\\toprule\n";
+  out += line(header_row(table)) + "\\midrule\n";
+  for (const auto& row : table.rows) out += line(row);
   return out + "\\bottomrule\n\\end{tabular}\n";
 }
 
@@ -209,14 +264,42 @@ std::string compact_scientific(double value) {
   return fmt::format("{}e{}", mantissa, exponent);
 }
 
-std::string format_table(const ResultsFile& results, TableFormat format) {
-  const auto rows = table_rows(results);
+namespace {
+
+std::string format(const TableData& table, TableFormat format) {
   switch (format) {
-    case TableFormat::markdown: return format_markdown(rows);
-    case TableFormat::csv: return format_csv(rows);
-    case TableFormat::latex: return format_latex(rows);
+    case TableFormat::markdown: return format_markdown(table);
+    case TableFormat::csv: return format_csv(table);
+    case TableFormat::latex: return format_latex(table);
   }
   throw std::invalid_argument("unknown table format");
+}
+
+}  // namespace
+
+TableKind parse_table_kind(std::string_view text) {
+  if (text == "determinant") return TableKind::determinant;
+  if (text == "vmc") return TableKind::vmc;
+  if (text == "orbitals") return TableKind::orbitals;
+  if (text == "all") return TableKind::all;
+  throw std::invalid_argument(fmt::format(
+      "unknown table '{}' (valid: determinant, vmc, orbitals, all)", text));
+}
+
+std::string format_table(const ResultsFile& results, TableFormat fmt_, TableKind kind) {
+  switch (kind) {
+    case TableKind::determinant: return format(determinant_table(results), fmt_);
+    case TableKind::vmc: return format(vmc_table(results), fmt_);
+    case TableKind::orbitals: return format(orbital_table(results), fmt_);
+    case TableKind::all: break;
+  }
+  std::string out;
+  for (const TableData& table :
+       {determinant_table(results), vmc_table(results), orbital_table(results)}) {
+    if (table.rows.empty()) continue;
+    out += (out.empty() ? "" : "\n") + format(table, fmt_);
+  }
+  return out.empty() ? format(determinant_table(results), fmt_) : out;
 }
 
 }  // namespace slaterlab

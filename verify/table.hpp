@@ -1,6 +1,7 @@
 #pragma once
-// Accuracy tables from a results file: one row per experiment x strategy,
-// built from the strategy summaries.
+// Tables from a results file: the determinant accuracy table (one row per
+// experiment x strategy, built from the strategy summaries), the VMC energy
+// table and the orbital accuracy table (TableKind).
 //
 // Columns: experiment, strategy, N, worst log-det error, final log-det error,
 // max ratio error, max ratio error in eps, inverse residual (max), divergence
@@ -36,6 +37,21 @@ std::string_view to_string(TableFormat format);
 /// 0, inf; NaN gives an empty string (the caller picks its marker).
 std::string compact_scientific(double value);
 
-std::string format_table(const ResultsFile& results, TableFormat format);
+/// Which table: the determinant strategies (one row per experiment x
+/// strategy), the VMC runs (the seed's Table 9 kind: energy with its error
+/// bar in compact form, the exact energy, z against it and against the
+/// reference run, the smallest detectable bias, variance, tau, acceptance
+/// and where paths diverged), the orbital-set accuracies, or every table
+/// that has rows.
+enum class TableKind { determinant, vmc, orbitals, all };
+
+/// "determinant", "vmc", "orbitals" or "all"; else std::invalid_argument.
+TableKind parse_table_kind(std::string_view text);
+
+/// The table(s) of `results`. With TableKind::all, each non-empty table in
+/// turn, separated by an empty line (the determinant header alone when all
+/// are empty).
+std::string format_table(const ResultsFile& results, TableFormat format,
+                         TableKind kind = TableKind::determinant);
 
 }  // namespace slaterlab

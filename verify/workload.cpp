@@ -11,6 +11,8 @@
 #include <Eigen/Householder>
 #include <Eigen/QR>
 
+#include "verify/replay.hpp"
+
 namespace slaterlab {
 
 namespace {
@@ -65,7 +67,9 @@ void check_mode(const std::string& mode) {
 }
 
 void validate(const WorkloadSpec& s) {
-  if (!contains(kKinds, s.kind)) bad("unknown kind '" + s.kind + "' (valid: " + join(kKinds) + ")");
+  if (!contains(kKinds, s.kind)) {
+    bad("unknown kind '" + s.kind + "' (valid: " + join(kKinds) + ", replay)");
+  }
   if (s.n < 1) bad("n must be >= 1, got " + std::to_string(s.n));
   if (!contains(kOrders, s.electron_order)) {
     bad("unknown electron_order '" + s.electron_order + "' (valid: " + join(kOrders) + ")");
@@ -297,6 +301,7 @@ std::vector<std::string> known_workloads() { return kKinds; }
 std::vector<std::string> known_randsvd_modes() { return kModes; }
 
 std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec) {
+  if (spec.kind == "replay") return make_replay_workload(spec);  // validates its file
   validate(spec);
   if (spec.kind == "gaussian") return std::make_unique<GaussianWorkload>(spec);
   if (spec.kind == "randsvd") return std::make_unique<RandsvdWorkload>(spec);

@@ -79,9 +79,14 @@
 //   copy of column 0 (for N = 1 the matrix is set to 0), so the initial
 //   matrix is exactly singular. Note that LU in floating point generally
 //   meets a pivot of order eps ||A|| rather than an exact 0.
+// - replay: the initial matrix and the moves of a user's HDF5 file, in order
+//   (verify/replay.hpp; schema in docs/replay-schema.md). n must equal the
+//   file's N; the other parameters are not used. Moves may carry the
+//   recorded decision (Move::accept, Move::uniform).
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -99,6 +104,11 @@ inline constexpr std::uint64_t kWorkloadStreams = 0x574F524B4C4F4144ULL;
 struct Move {
   Eigen::Index k = 0;
   Eigen::VectorXd column;
+  /// Set only by workloads that replay a recorded run (kind "replay"): the
+  /// decision the recording took, which the runner then applies instead of
+  /// the reference's, and the uniform variate it used (for decision flips).
+  std::optional<bool> accept = std::nullopt;
+  std::optional<double> uniform = std::nullopt;
 };
 
 class Workload {
@@ -128,6 +138,7 @@ struct WorkloadSpec {
   Eigen::Index chain = 2;               // adversarial: columns collapsed per cycle, >= 1
   Eigen::Index hold = 2;                // adversarial: moves made while collapsed, >= 0
   bool singular = false;                // exactly singular initial matrix
+  std::string file;                     // replay: the HDF5 file (verify/replay.hpp)
 };
 
 /// Builds the workload. Throws std::invalid_argument with a one-line message
@@ -135,7 +146,8 @@ struct WorkloadSpec {
 /// needs n >= chain + 1, and n >= chain + 2 when hold > 0.
 std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec);
 
-/// The valid `kind` values, in a stable order.
+/// The valid `kind` values, in a stable order: the kinds generated from a
+/// seed. "replay", which reads its file, is valid too and not listed here.
 std::vector<std::string> known_workloads();
 
 /// The valid randsvd `mode` values, in a stable order.

@@ -29,8 +29,9 @@ Builder by_storage() {
   };
 }
 
-const std::vector<Entry>& registry() {
-  static const std::vector<Entry> entries = {
+// Mutable only through register_strategy().
+std::vector<Entry>& registry() {
+  static std::vector<Entry> entries = {
       {"recompute", {Precision::single, Precision::double_}, by_storage<Recompute>()},
       {"sm", {Precision::single, Precision::double_, Precision::mixed},
        by_storage<ShermanMorrison>()},
@@ -79,6 +80,14 @@ std::unique_ptr<DeterminantUpdater> make_updater(const std::string& name,
     throw std::invalid_argument("breakdown threshold must be >= 0");
   if (options.k < 1) throw std::invalid_argument("k must be >= 1");
   return e->build(options);
+}
+
+void register_strategy(std::string name, std::vector<Precision> precisions, UpdaterBuilder build) {
+  if (name.empty()) throw std::invalid_argument("register_strategy: empty name");
+  if (precisions.empty() || !build)
+    throw std::invalid_argument("register_strategy: '" + name + "' needs precisions and a builder");
+  if (find(name)) throw std::invalid_argument("strategy '" + name + "' is already registered");
+  registry().push_back({std::move(name), std::move(precisions), std::move(build)});
 }
 
 }  // namespace slaterlab

@@ -2,6 +2,7 @@
 // Options every strategy understands, and the factory that builds a strategy
 // from its name (the names used in TOML, HDF5 and on the command line).
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,5 +34,16 @@ std::vector<Precision> supported_precisions(const std::string& name);
 /// an unsupported precision or an invalid option.
 std::unique_ptr<DeterminantUpdater> make_updater(const std::string& name,
                                                  const UpdaterOptions& options);
+
+/// Builds a strategy from already validated options (precision supported,
+/// recompute_every >= 0, breakdown >= 0, k >= 1).
+using UpdaterBuilder = std::function<std::unique_ptr<DeterminantUpdater>(const UpdaterOptions&)>;
+
+/// Adds a strategy to the registry, so that make_updater, known_strategies
+/// and the TOML `name` key know it. For tests that need a strategy the
+/// library does not ship (a deliberately perturbed update that a regression
+/// check must catch). Call before any other thread builds strategies; a name
+/// already registered, an empty name or no precision is std::invalid_argument.
+void register_strategy(std::string name, std::vector<Precision> precisions, UpdaterBuilder build);
 
 }  // namespace slaterlab

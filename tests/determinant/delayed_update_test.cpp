@@ -8,16 +8,20 @@
 // 1. Rounding committed at step l -> l+1 (an sm rank-1 step, or one bordering
 //    step of a delayed window plus its share of the flush GEMMs) is a matrix
 //    R_l with
-//      ||R_l|| <= 2 W u [2 M (1 + c) + M^2 s],
+//      ||R_l|| <= 2 W u G^4 [2 M (1 + c) + M^2 s],
 //    W = N + K the longest accumulation (length-N dots, GEMM inner size
 //    m <= K), M the largest ||A_i^{-1}||_2 within the last K matrices (a
 //    window is rounded against its base inverse, at most K steps back; K = 1
 //    for sm), s = ||a'|| + ||a_k|| >= ||u||, and c = M s / |rho| the
 //    condition number of the ratio (an error in rho, or in Ainv a' - e_k when
-//    a' ~ a_k, is magnified by the division by rho). For a delayed window the
-//    factored quantities are no larger: (Ainv U) B^{-1} (V^T Ainv u) =
-//    (X_f - X_l) u and B^{-1} V^T Ainv = V^T X_new (rows of the new inverse).
-//    The initial inverse (getrf + getri): ||R_0|| <= N u kappa_0 ||A_0^{-1}||.
+//    a' ~ a_k, is magnified by the division by rho). G = 1 + M ||U||_F, U the
+//    window's earlier moves (the last K - 1 accepted; G = 1 for sm), bounds
+//    the Woodbury matrices: B^{-1} = I - V^T A^{-1} U, so ||B^{-1}|| <= G and
+//    ||B|| <= G likewise. A bordering step rounds t = B^{-1} b and
+//    q = B^{-T} c (each <= G M s) and divides t q^T by rho; carried back
+//    through Ainv U (<= G) and V^T Ainv (<= M) this is at most the sm-step
+//    term times G^4. The initial inverse (getrf + getri):
+//    ||R_0|| <= N u kappa_0 ||A_0^{-1}||.
 // 2. Propagation. Every update maps X = (A + D)^{-1} exactly to
 //    (A' + D)^{-1}: a backward error D is carried unchanged. R_l is the
 //    backward error A_l R_l A_l, which at a later step J is the forward error
@@ -25,9 +29,12 @@
 //      ||X_J - A_J^{-1}|| <= E_J = sum_l g_lJ^2 ||R_l||,
 //      g_lJ = ||A_J^{-1} A_l||_2 <= 1 + ||A_J^{-1}||_2 ||A_l - A_J||_F.
 // 3. A ratio e_k^T X_J a' is then off by at most E_J ||a'|| plus its own
-//    rounding, 2 W u M s; two computations compared: twice the sum. A
-//    log-determinant adds |d rho| / |rho| per accepted move; an LU in double
-//    is off by at most N^2 u_double kappa.
+//    rounding, 2 W u M s G^2 (the look-ahead c^T B^{-1} b rounds terms of
+//    size |c| |B^{-1}| |b| <= M s G^2: the capacitance-matrix growth that
+//    makes Woodbury look-aheads less accurate than sm as the window fills);
+//    two computations compared: twice the sum. A log-determinant adds
+//    |d rho| / |rho| per accepted move; an LU log-determinant is off by at
+//    most N^2 u kappa (the strategy's at reset, and the double reference).
 // All norms and condition numbers are computed from the exact double
 // matrices of the scenario (JacobiSVD), so a budget follows the conditioning
 // a sequence actually reaches. They are worst-case norm bounds, derived and

@@ -4,11 +4,15 @@
 //
 // Error budget: the first-order derivation of delayed_update_test.cpp
 // (per-step rounding R_l, carried as a backward error and propagated by
-// ||A_J^{-1} A_l||^2; ratio tolerance = twice E_J ||a'|| + 2 W u M s). sm goes
+// ||A_J^{-1} A_l||^2; ratio tolerance = twice E_J ||a'|| + 2 W u M s G^2). sm goes
 // through every near-singular matrix of a sequence and its budget carries
-// their inverse norms. Splitting applies halves against matrices halfway to
-// the next one and retries queued halves one move later, so its steps are
-// rounded against inverses met within the last two matrices: window = 2.
+// their inverse norms. Splitting rounds against its applied matrices instead:
+// the previous one with halves of split moves applied. Assumption (stated,
+// not proven): their inverses are no larger than those of the last two
+// matrices of the exact sequence (a halfway matrix has |den| >= (1 - tau)/2
+// against the previous applied one, far better conditioned than the nearly
+// singular matrix it stands in for), so the budget is taken with window = 2.
+
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>

@@ -566,6 +566,45 @@ bool same_state(const Snapshot& x, const Snapshot& y) {
          x.counters.flushes == y.counters.flushes && x.counters.splits == y.counters.splits;
 }
 
+/// A strategy run through a whole script (then flush()), with the error model
+/// that went along.
+struct Replay {
+  std::unique_ptr<DeterminantUpdater> updater;
+  ErrorModel model;
+};
+
+Replay replay(const Config& cfg, const Script& s, const Trace& t) {
+  Replay r{make(cfg, s.recompute_every), ErrorModel(storage_eps(cfg), s.a0.rows(), t.initial)};
+  r.updater->reset(s.a0);
+  for (std::size_t i = 0; i < s.moves.size(); ++i) {
+    r.updater->ratio(s.moves[i].k, s.moves[i].column);
+    if (s.moves[i].accept) {
+      const auto before = r.updater->counters().recomputes;
+      r.updater->accept();
+      r.model.accepted(t.steps[i], t.after[i], r.updater->counters().recomputes > before);
+    } else {
+      r.updater->reject();
+    }
+  }
+  r.updater->flush();
+  return r;
+}
+
+/// Left residual ||X A - I||_F of a maintained inverse, in long double, and
+/// its bound eps_m norm_max ||X||_F (see LogDetAndResidualsMatchOracle).
+struct LeftResidual {
+  double residual = 0;
+  double bound = 0;
+};
+
+LeftResidual left_residual(const Replay& r, const Eigen::MatrixXd& a) {
+  const Eigen::MatrixXd x = *r.updater->maintained().inverse;
+  const MatrixLd xl = x.cast<Ld>();
+  const Eigen::Index n = a.rows();
+  return {double((xl * a.cast<Ld>() - MatrixLd::Identity(n, n)).norm()),
+          r.model.eps_m() * std::max(r.model.kappa_max(), r.model.norm_max() * x.norm())};
+}
+
 // ---------------------------------------------------------------------------
 // The per-strategy properties.
 
@@ -591,13 +630,12 @@ TEST_P(StrategyProperty, RatiosMatchOracle) {
       if (b.valid) {
         ++checked;
         const double err = rel_error(r.value, o.rho);
-        if (!(err <= b.rel)) {
-          RC_FAIL("move " + std::to_string(i) + " (k=" + std::to_string(mv.k) + ", m=" +
-                  std::to_string(model.m()) + "): rho=" + std::to_string(r.value) +
-                  " oracle=" + std::to_string(double(o.rho)) + " rel.err=" +
-                  std::to_string(err) + " > bound " + std::to_string(b.rel) +
-                  " (kappa_max=" + std::to_string(b.kappa) + ")");
-        }
+        if (!(err <= b.rel))
+          RC_LOG() << "move " << i << " (k=" << mv.k << ", m=" << model.m()
+                 << "): rho=" << r.value << " oracle=" << double(o.rho)
+                 << " rel.err=" << err << " bound=" << b.rel << " kappa_max=" << b.kappa
+                 << "\n";
+        RC_ASSERT(err <= b.rel);
       }
       if (mv.accept) {
         const auto before = up->counters().recomputes;
@@ -618,20 +656,9 @@ TEST_P(StrategyProperty, LogDetAndResidualsMatchOracle) {
   check_property(100, [&] {
     const Script s = gen_script(limits_for(cfg));
     const Trace t = trace_script(s);
-    auto up = make(cfg, s.recompute_every);
-    up->reset(s.a0);
-    ErrorModel model(storage_eps(cfg), s.a0.rows(), t.initial);
-    for (std::size_t i = 0; i < s.moves.size(); ++i) {
-      up->ratio(s.moves[i].k, s.moves[i].column);
-      if (s.moves[i].accept) {
-        const auto before = up->counters().recomputes;
-        up->accept();
-        model.accepted(t.steps[i], t.after[i], up->counters().recomputes > before);
-      } else {
-        up->reject();
-      }
-    }
-    up->flush();
+    const Replay run = replay(cfg, s, t);
+    const DeterminantUpdater* up = run.updater.get();
+    const ErrorModel& model = run.model;
     const MatrixInfo& fin = t.after.empty() ? t.initial : t.after.back();
     const LogDet ld = up->log_det();
     const auto lb = model.logdet_bound();
@@ -656,10 +683,8 @@ TEST_P(StrategyProperty, LogDetAndResidualsMatchOracle) {
       // extra kappa would need X to be the inverse of ONE nearby matrix, which
       // getri does not deliver (Higham, ASNA 2nd ed., section 14.3).
       const MatrixLd x = st.inverse->cast<Ld>();
-      const MatrixLd identity = MatrixLd::Identity(n, n);
-      const double left = double((x * a - identity).norm());
-      const double right = double((a * x - identity).norm());
-      const double bound = eps_m * std::max(model.kappa_max(), model.norm_max() * double(x.norm()));
+      const auto [left, bound] = left_residual(run, t.final_matrix);
+      const double right = double((a * x - MatrixLd::Identity(n, n)).norm());
       const double kappa_final = fin.norm_f * fin.inv_norm_f;
       RC_LOG() << "||X A - I||_F = " << left << ", ||A X - I||_F = " << right
                << ", bound " << bound << ", m = " << model.m() << ", eps_m = " << eps_m
@@ -884,6 +909,39 @@ INSTANTIATE_TEST_SUITE_P(Factory, PrecisionProperty, ::testing::ValuesIn(precisi
                          [](const auto& info) {
                            return test_name(info.param.low.label);
                          });
+
+// Finding, kept as a disabled regression test until it is resolved (run it
+// with --gtest_also_run_disabled_tests): delayed (Woodbury) updates exceed the
+// generic error model when a window follows a near-singular state, while
+// Sherman-Morrison on the same sequence stays well inside it. Shrunk
+// counterexample of LogDetAndResidualsMatchOracle (RC_PARAMS="max_success=1000
+// seed=136"): N = 15, kappa = 1, recompute_every = 11. The 22nd accepted move
+// has rho = 1.9e-4 (kappa_F 1.5e5) and triggers the periodic refactorisation;
+// the next two moves (rho = 6632, then -0.63) bring kappa_F back to 45. The
+// flushed inverse of delayed-K (K = 3, 16; incremental and naive) then has
+// ||X A - I||_F = 5.5e-8 (naive 3.8e-8) against the bound 1.5e-8, where sm
+// has 7.8e-12: the Woodbury correction Ainv U B^{-1} V^T Ainv cancels most of
+// an inverse with kappa 1.5e5 down to one with kappa 45, and its rounding
+// (through B^{-1}, whose conditioning is not part of the model) is not
+// damped as the sequential rank-1 updates are. Over 240 seeds x 1000 cases
+// only delayed-K (K >= 3) exceeded any bound: left residuals by up to ~140x,
+// ratios by up to ~6x (a float ratio with the wrong sign where the model
+// allows 45%).
+TEST(StrategyFindings, DISABLED_DelayedFlushAfterNearSingularStateExceedsModel) {
+  const std::vector<int> ks{0, 9, 0, 0, 0,  0, 0, 0, 0,  8, 0, 0, 0, 0, 0, 5, 0, 0, 9, 10,
+                            1, 6, 14, 12, 0, 3, 0, 13, 0, 0, 11, 3, 2, 0, 0, 0, 0, 2, 2};
+  const std::vector<int> accepts{1, 1, 1, 1, 1, 0, 1, 0, 0, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1, 1,
+                                 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1};
+  const Script s = build_script(15, 0.0, ks, accepts, 11, 2912772143047442553ull);
+  const Trace t = trace_script(s);
+  for (const Config& cfg : all_configs()) {
+    if (cfg.options.precision != Precision::double_) continue;
+    const Replay run = replay(cfg, s, t);
+    if (!run.updater->maintained().inverse) continue;
+    const LeftResidual res = left_residual(run, t.final_matrix);
+    EXPECT_LE(res.residual, res.bound) << cfg.label;
+  }
+}
 
 // The enumeration itself: every name and precision the factory reports is
 // covered, so a new strategy cannot slip past this suite.

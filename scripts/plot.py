@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""Plot a slaterlab results file: one PNG per experiment.
+
+Each PNG has three panels, one line or box per strategy:
+  1. log-det error |log|det|_s - log|det|_ref| against the move count,
+  2. inverse residual max|A X - I| against the move count (QR strategies,
+     which keep no inverse, show their QR residual ||QR - AP|| / ||A||,
+     dashed),
+  3. the distribution of the ratio error: a box of the per-checkpoint maxima
+     of the relative ratio error, with the per-checkpoint RMS values as dots.
+Errors are on log scales; an exact zero cannot be drawn there and is left out.
+When the file holds VMC energies (strategy groups with `energy_mean` and
+`energy_error` attributes, and `exact_energy` on the experiment), a fourth
+panel draws them with their error bars against the exact value; files without
+energies simply have no such panel.
+
+Usage: scripts/plot.py results.h5 -o plots/
+Needs h5py, NumPy and Matplotlib (Debian: python3-h5py python3-matplotlib).
+Exit codes: 0 written, 2 bad input (missing or invalid file, unwritable DIR).
+"""
+
+import argparse
+import os
+import re
+import sys
+
+import h5py
+import numpy as np
+
+import matplotlib
+matplotlib.use("Agg")  # files only, no display
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+
+
+class BadInput(Exception):
+    """A problem with the user's input, reported as one line and exit code 2."""
+
+
+def read_experiments(path, wanted):
+    """Experiments of a results file as plain dicts (NumPy arrays inside)."""
+    if not os.path.isfile(path):
+        raise BadInput(f"cannot read {path}: no such file")
+    try:
+        f = h5py.File(path, "r")
+    except OSError as error:
+        raise BadInput(f"cannot read {path}: not a readable HDF5 file ({error})")
+    with f:
+        if "schema_version" not in f.attrs or "experiments" not in f:
+            raise BadInput(f"cannot read {path}: not a slaterlab results file")
+        experiments = []
+        for name, group in f["experiments"].items():
+            if wanted and name not in wanted:
+                continue
+            strategies = []
+            for label, s in group["strategies"].items():
+                strategies.append({
+                    "label": label,
+                    "rows": s["checkpoints"][:] if "checkpoints" in s else None,
+                    "energy": (float(s.attrs["energy_mean"]), float(s.attrs["energy_error"]))
+                    if "energy_mean" in s.attrs and "energy_error" in s.attrs else None,
+                })
+            experiments.append({
+                "name": name,
+                "n": int(group.attrs.get("n", 0)),
+                "exact_energy": float(group.attrs["exact_energy"])
+                if "exact_energy" in group.attrs else None,
+                "strategies": strategies,
+            })
+    missing = set(wanted) - {e["name"] for e in experiments}
+    if missing:
+        raise BadInput(f"{path} has no experiment named {', '.join(sorted(missing))}")
+    return experiments
+
+
+def positive(values):
+    """Values for a log axis: zeros and negatives become gaps."""
+    values = np.asarray(values, dtype=float)
+    return np.where(values > 0, values, np.nan)
+
+
+def plot_histories(ax_det, ax_res, strategies, colours):
+    for s, colour in zip(strategies, colours):
+        rows = s["rows"]
+        if rows is None or len(rows) == 0:
+            continue
+        ax_det.plot(rows["move"], positive(rows["log_det_error"]), color=colour,
+                    marker=".", label=s["label"])
+        inverse = rows["inverse_residual_max"]
+        if np.all(np.isnan(inverse)):
+            ax_res.plot(rows["move"], positive(rows["qr_residual"]), color=colour,
+                        marker=".", linestyle="--")
+        else:
+            ax_res.plot(rows["move"], positive(inverse), color=colour, marker=".")
+    ax_det.set(title="log-det error", xlabel="moves", ylabel="|log|det| - reference|",
+               yscale="log")
+    ax_res.set(title="inverse residual (QR residual dashed)", xlabel="moves",
+               ylabel="max|A X - I|  or  ||QR - AP|| / ||A||", yscale="log")
+
+
+def plot_ratio_errors(ax, strategies, colours):
+    maxima, rms, labels = [], [], []
+    for s in strategies:
+        rows = s["rows"]
+        # The first row is the starting point: no proposal before it.
+        rows = rows[rows["move"] > 0] if rows is not None else []
+        maxima.append(positive(rows["ratio_error_max"]) if len(rows) else np.array([np.nan]))
+        rms.append(positive(rows["ratio_error_rms"]) if len(rows) else np.array([np.nan]))
+        labels.append(s["label"])
+    positions = np.arange(1, len(labels) + 1)
+    boxes = ax.boxplot([m[np.isfinite(m)] for m in maxima], positions=positions,
+                       widths=0.6, patch_artist=True, showfliers=True,
+                       medianprops={"color": "black"})
+    for patch, colour in zip(boxes["boxes"], colours):
+        patch.set(facecolor=colour, alpha=0.5)
+    for x, values, colour in zip(positions, rms, colours):
+        ax.plot(np.full(len(values), x), values, linestyle="none", marker="o", markersize=3,
+                color=colour, markeredgecolor="black", markeredgewidth=0.3)
+    ax.set_xticks(positions, labels, rotation=60, ha="right", fontsize=7)
+    ax.set(title="ratio error per checkpoint (box: max, dots: RMS)",
+           ylabel="|rho - rho_ref| / |rho_ref|", yscale="log")
+
+
+def plot_energies(ax, experiment, colours):
+    entries = [(s["label"], s["energy"], c) for s, c in zip(experiment["strategies"], colours)
+               if s["energy"] is not None]
+    for i, (label, (mean, error), colour) in enumerate(entries):
+        ax.errorbar([i], [mean], yerr=[error], fmt="o", color=colour, capsize=3)
+    ax.set_xticks(range(len(entries)), [e[0] for e in entries], rotation=60, ha="right",
+                  fontsize=7)
+    if experiment["exact_energy"] is not None:
+        ax.axhline(experiment["exact_energy"], color="black", linestyle=":", label="exact")
+        ax.legend(fontsize=7)
+    ax.set(title="VMC energy (one standard error)", ylabel="energy")
+
+
+def has_energies(experiment):
+    return any(s["energy"] is not None for s in experiment["strategies"])
+
+
+def file_name(experiment_name):
+    return re.sub(r"[^A-Za-z0-9._-]", "_", experiment_name) + ".png"
+
+
+def plot_experiment(experiment, directory, dpi):
+    strategies = experiment["strategies"]
+    count = max(1, len(strategies))
+    if count <= 10:
+        colours = plt.get_cmap("tab10")(np.arange(count))
+    elif count <= 20:
+        colours = plt.get_cmap("tab20")(np.arange(count))
+    else:
+        colours = plt.get_cmap("hsv")(np.linspace(0, 1, count, endpoint=False))
+    panels = 4 if has_energies(experiment) else 3
+    fig, axes = plt.subplots(1, panels, figsize=(4.2 * panels + 1.8, 4.4))
+    plot_histories(axes[0], axes[1], strategies, colours)
+    plot_ratio_errors(axes[2], strategies, colours)
+    if panels == 4:
+        plot_energies(axes[3], experiment, colours)
+    for ax in axes:
+        ax.grid(True, which="major", alpha=0.3)
+    fig.legend(loc="center right", fontsize=7, frameon=False)
+    fig.suptitle(f"{experiment['name']} (N = {experiment['n']})")
+    fig.tight_layout(rect=(0, 0, 1 - 1.6 / (4.2 * panels + 1.8), 1))
+    path = os.path.join(directory, file_name(experiment["name"]))
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description="Plot a slaterlab results file: log-det error, inverse residual and "
+                    "ratio-error distribution per strategy, one PNG per experiment.")
+    parser.add_argument("results", help="HDF5 results file (slaterlab run -o ...)")
+    parser.add_argument("-o", "--output", required=True, help="directory for the PNG files")
+    parser.add_argument("-e", "--experiment", action="append", default=[],
+                        help="plot only this experiment (repeatable; default: all)")
+    parser.add_argument("--dpi", type=int, default=100, help="resolution (default 100)")
+    args = parser.parse_args()
+    try:
+        experiments = read_experiments(args.results, args.experiment)
+        try:
+            os.makedirs(args.output, exist_ok=True)
+        except OSError as error:
+            raise BadInput(f"cannot create {args.output}: {error.strerror}")
+        if not os.access(args.output, os.W_OK):
+            raise BadInput(f"cannot write to {args.output}")
+        for experiment in experiments:
+            print(plot_experiment(experiment, args.output, args.dpi))
+    except BadInput as error:
+        print(f"plot.py: error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

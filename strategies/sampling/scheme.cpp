@@ -1,0 +1,29 @@
+#include "strategies/sampling/scheme.hpp"
+
+#include <stdexcept>
+
+namespace slaterlab {
+
+std::string_view to_string(Scheme scheme) {
+  switch (scheme) {
+    case Scheme::pbp: return "pbp";
+    case Scheme::qs: return "qs";
+    case Scheme::qs_batched: return "qs-batched";
+  }
+  throw std::invalid_argument("unknown sampling scheme enumerator");
+}
+
+Scheme parse_scheme(std::string_view text) {
+  for (Scheme s : {Scheme::pbp, Scheme::qs, Scheme::qs_batched})
+    if (to_string(s) == text) return s;
+  throw std::invalid_argument("unknown sampling scheme '" + std::string(text) +
+                              "' (known: pbp, qs, qs-batched)");
+}
+
+std::vector<std::string> known_schemes() {
+  std::vector<std::string> names;
+  for (Scheme s : {Scheme::pbp, Scheme::qs, Scheme::qs_batched}) names.emplace_back(to_string(s));
+  return names;
+}
+
+}  // namespace slaterlab

@@ -1,0 +1,195 @@
+#include "strategies/sampling/vmc.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "strategies/sampling/walker.hpp"
+
+namespace slaterlab {
+namespace {
+
+std::unique_ptr<Walker> make_walker(const VmcConfig& config, const OrbitalSet& orbitals,
+                                    const StrategySpec& strategy, const RandomFactory& random,
+                                    std::uint64_t stream) {
+  auto walker = std::make_unique<Walker>(orbitals, make_updater(strategy.name, strategy.options),
+                                         random(stream), config.omega);
+  walker->set_flush_each_sweep(config.flush_each_sweep);
+  return walker;
+}
+
+/// Compares one sweep of the subject with its reference. Returns false (and
+/// fills the divergence point) at the first electron whose decision differs;
+/// ratios are compared up to and including that electron, the ones after it
+/// were taken in different configurations (pbp) or no longer matter.
+bool same_decisions(const Walker& subject, const Walker& reference, std::int64_t sweep,
+                    Divergence& d) {
+  ++d.lockstep_sweeps;
+  const auto& dec = subject.decisions();
+  const auto& dec_ref = reference.decisions();
+  const auto& rho = subject.ratios();
+  const auto& rho_ref = reference.ratios();
+  for (std::size_t j = 0; j < dec.size(); ++j) {
+    if (rho_ref[j] != 0.0)
+      d.max_ratio_rel_difference =
+          std::max(d.max_ratio_rel_difference, std::abs(rho[j] - rho_ref[j]) / std::abs(rho_ref[j]));
+    const double flip = std::abs(std::min(1.0, rho[j] * rho[j]) - std::min(1.0, rho_ref[j] * rho_ref[j]));
+    d.max_flip_probability = std::max(d.max_flip_probability, flip);
+    d.expected_flips += flip;
+    if (dec[j] != dec_ref[j]) {
+      d.sweep = sweep;
+      d.electron = static_cast<std::int64_t>(j);
+      d.move = sweep * subject.size() + d.electron;
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void VmcConfig::validate() const {
+  if (!(std::isfinite(omega) && omega > 0.0))
+    throw std::invalid_argument("vmc: omega must be finite and > 0, got " + std::to_string(omega));
+  if (walkers < 1) throw std::invalid_argument("vmc: walkers must be >= 1, got " + std::to_string(walkers));
+  if (!(std::isfinite(initial_width) && initial_width > 0.0))
+    throw std::invalid_argument("vmc: initial_width must be finite and > 0");
+  if (equilibration_sweeps < 0) throw std::invalid_argument("vmc: equilibration_sweeps must be >= 0");
+  if (sweeps < 0) throw std::invalid_argument("vmc: sweeps must be >= 0");
+  if (!(std::isfinite(step) && step >= 0.0))
+    throw std::invalid_argument("vmc: step must be finite and >= 0, got " + std::to_string(step));
+  if (tune_step) tuner.validate();
+}
+
+namespace {
+
+/// One walker and its optional lockstep shadow, sweep by sweep.
+class WalkerRun {
+ public:
+  WalkerRun(const VmcConfig& config, std::uint64_t stream, const OrbitalSet& orbitals,
+            const StrategySpec& strategy, const RandomFactory& random, const ReferenceSpec* reference,
+            WalkerResult& result)
+      : config_(config), result_(result) {
+    walker_ = make_walker(config, orbitals, strategy, random, stream);
+    if (reference) {
+      shadow_ = make_walker(config, *reference->orbitals, reference->strategy, random, stream);
+      result_.divergence.compared = true;
+    }
+    walker_->place_random(config.initial_width);
+    if (shadow_) shadow_->place_random(config.initial_width);
+  }
+
+  /// Equilibration sweeps, tuning the step if asked; returns the frozen step.
+  double equilibrate() {
+    double step = config_.step;
+    std::optional<StepTuner> tuner;
+    if (config_.tune_step) tuner.emplace(config_.step, config_.tuner);
+    WalkerCounts block_start = walker_->counts();
+    for (std::int64_t s = 0; s < config_.equilibration_sweeps; ++s) {
+      sweep(s, step);
+      if (tuner && (s + 1) % config_.tuner.block == 0) {
+        const WalkerCounts& now = walker_->counts();
+        step = tuner->update(now.accepted - block_start.accepted, now.proposed - block_start.proposed);
+        block_start = now;
+      }
+    }
+    if (tuner) {
+      tuner->freeze();  // measuring with a moving step would break detailed balance
+      result_.step_history = tuner->history();
+    }
+    return step;
+  }
+
+  /// Measured sweeps at a fixed step, E_L after each.
+  void measure(double step) {
+    result_.energy.reserve(static_cast<std::size_t>(config_.sweeps));
+    for (std::int64_t s = 0; s < config_.sweeps; ++s) {
+      sweep(config_.equilibration_sweeps + s, step);
+      const double e = walker_->local_energy();
+      result_.energy.push_back(e);
+      if (shadow_)
+        result_.divergence.max_energy_difference =
+            std::max(result_.divergence.max_energy_difference, std::abs(e - shadow_->local_energy()));
+    }
+  }
+
+  const Walker& walker() const { return *walker_; }
+  std::int64_t current_sweep() const { return current_sweep_; }
+
+ private:
+  // One sweep of both; drops the shadow at the first differing decision.
+  void sweep(std::int64_t index, double step) {
+    current_sweep_ = index;
+    walker_->sweep(config_.scheme, step);
+    if (!shadow_) return;
+    try {
+      shadow_->sweep(config_.scheme, step);
+    } catch (const SingularMatrixError& e) {
+      result_.divergence.reference_failure = e.what();
+      shadow_.reset();
+      return;
+    }
+    if (!same_decisions(*walker_, *shadow_, index, result_.divergence)) shadow_.reset();
+  }
+
+  const VmcConfig& config_;
+  WalkerResult& result_;
+  std::unique_ptr<Walker> walker_;
+  std::unique_ptr<Walker> shadow_;
+  std::int64_t current_sweep_ = -1;
+};
+
+}  // namespace
+
+WalkerResult run_walker(const VmcConfig& config, int index, const OrbitalSet& orbitals,
+                        const StrategySpec& strategy, const RandomFactory& random,
+                        const ReferenceSpec* reference) {
+  config.validate();
+  if (index < 0 || index >= config.walkers)
+    throw std::invalid_argument("vmc: walker index " + std::to_string(index) + " out of range");
+  if (!random) throw std::invalid_argument("vmc: no random factory");
+  if (reference && (!reference->orbitals || reference->orbitals->size() != orbitals.size()))
+    throw std::invalid_argument("vmc: the reference needs an orbital set of the same size");
+
+  WalkerResult result;
+  result.stream = config.first_stream + static_cast<std::uint64_t>(index);
+  WalkerRun run(config, result.stream, orbitals, strategy, random, reference, result);
+  WalkerCounts measure_start;
+  bool measuring = false;
+  result.step = config.step;
+  try {
+    result.step = run.equilibrate();
+    measure_start = run.walker().counts();
+    measuring = true;
+    run.measure(result.step);
+  } catch (const SingularMatrixError& e) {
+    // A strategy giving up is a result of an accuracy study, not a crash.
+    result.failure = e.what();
+    result.failed_sweep = run.current_sweep();
+  }
+  const WalkerCounts& end = run.walker().counts();
+  if (measuring) {
+    result.proposed = end.proposed - measure_start.proposed;
+    result.accepted = end.accepted - measure_start.accepted;
+  }
+  result.decision_breakdowns = end.decision_breakdowns;
+  result.apply_breakdowns = end.apply_breakdowns;
+  result.counters = run.walker().updater().counters();
+  return result;
+}
+
+VmcResult run_vmc(const VmcConfig& config, const OrbitalSet& orbitals, const StrategySpec& strategy,
+                  const RandomFactory& random, const ReferenceSpec* reference) {
+  config.validate();
+  VmcResult result;
+  result.config = config;
+  result.orbitals = orbitals.label();
+  result.strategy = make_updater(strategy.name, strategy.options)->label();
+  for (int w = 0; w < config.walkers; ++w)
+    result.walkers.push_back(run_walker(config, w, orbitals, strategy, random, reference));
+  return result;
+}
+
+}  // namespace slaterlab

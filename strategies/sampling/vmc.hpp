@@ -1,0 +1,138 @@
+#pragma once
+// A VMC run: several independent walkers, each on its own random stream,
+// equilibrated (optionally tuning the step), then measured once per sweep.
+// Optionally each walker is shadowed by a reference walker in lockstep to
+// find where their accept/reject paths part (seed 001, Tables 9-10).
+//
+// Per walker w (stream first_stream + w of the caller's random factory):
+//   1. place_random(initial_width)        (3N normals);
+//   2. equilibration_sweeps sweeps, discarded; with tune_step the step is
+//      updated after every block of tuner.block sweeps (step_tuner.hpp) and
+//      frozen at the end;
+//   3. sweeps measured sweeps at the frozen step, E_L after each.
+//
+// Lockstep reference (ReferenceSpec): a second walker with its own orbital
+// set and strategy (e.g. analytic orbitals, sm-double) and the SAME stream
+// id, driven with the subject's step. Both read identical variates (the
+// order is decision independent, walker.hpp), so while their decisions agree
+// their positions are bit-identical. After every sweep (equilibration
+// included) the decision vectors are compared; the first difference is the
+// divergence point, after which the reference is dropped (its path is no
+// longer comparable). While in lockstep the run also records the largest
+// relative ratio difference, the flip probabilities of the decisions (a
+// relative ratio error is unbounded near a node, where it cannot flip a
+// decision; the flip probability is what moves the divergence point) and, in
+// measured sweeps, the largest |E_L - E_L,ref|.
+//
+// The energy series is returned whole (one double per sweep) so the caller
+// can store it (HDF5) and run blocking statistics on it.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "strategies/determinant/updater_options.hpp"
+#include "strategies/orbitals/orbital_set.hpp"
+#include "strategies/sampling/random_source.hpp"
+#include "strategies/sampling/scheme.hpp"
+#include "strategies/sampling/step_tuner.hpp"
+
+namespace slaterlab {
+
+/// A determinant strategy by factory name and options (make_updater).
+struct StrategySpec {
+  std::string name = "sm";
+  UpdaterOptions options;
+};
+
+/// Builds the random stream with the given id (e.g. wrapping
+/// Rng::stream(seed, id) with make_random_source).
+using RandomFactory = std::function<std::unique_ptr<RandomSource>(std::uint64_t stream_id)>;
+
+struct VmcConfig {
+  Scheme scheme = Scheme::pbp;
+  double omega = 1.0;                      ///< trap frequency w
+  int walkers = 1;
+  std::uint64_t first_stream = 0;          ///< walker w reads stream first_stream + w
+  double initial_width = 1.0;              ///< initial positions: width * N(0, 1)
+  std::int64_t equilibration_sweeps = 100; ///< discarded
+  std::int64_t sweeps = 1000;              ///< measured, one E_L each
+  double step = 1.0;                       ///< initial (tune_step) or fixed step
+  bool tune_step = false;
+  StepTunerOptions tuner;
+  bool flush_each_sweep = true;            ///< see walker.hpp
+  /// Throws std::invalid_argument naming the bad field.
+  void validate() const;
+};
+
+/// The lockstep reference of a run. The orbital set must outlive the run.
+struct ReferenceSpec {
+  const OrbitalSet* orbitals = nullptr;
+  StrategySpec strategy{"sm", {}};
+};
+
+/// Where a walker's path left its reference's.
+struct Divergence {
+  bool compared = false;          ///< a reference was run
+  std::int64_t sweep = -1;        ///< first sweep (0 = first equilibration sweep) with a differing decision; -1 never
+  std::int64_t electron = -1;     ///< the first electron whose decision differed in that sweep
+  std::int64_t move = -1;         ///< sweep * N + electron; -1 never
+  std::int64_t lockstep_sweeps = 0;       ///< sweeps compared (up to and including the divergent one)
+  double max_ratio_rel_difference = 0.0;  ///< max |rho - rho_ref| / |rho_ref| over decisions made in lockstep
+  /// Per compared move, |min(1, rho^2) - min(1, rho_ref^2)| is the probability
+  /// that a uniform u separates the two decisions: the chance of a flip.
+  double max_flip_probability = 0.0;      ///< its maximum
+  double expected_flips = 0.0;            ///< its sum: the expected number of flips so far
+  double max_energy_difference = 0.0;     ///< max |E_L - E_L,ref| over measured sweeps in lockstep
+  /// Non-empty when the reference's strategy gave up (SingularMatrixError);
+  /// the comparison ended there, the subject ran on.
+  std::string reference_failure;
+};
+
+struct WalkerResult {
+  std::uint64_t stream = 0;
+  std::vector<double> energy;        ///< E_L after each measured sweep
+  std::int64_t proposed = 0;         ///< moves proposed in the measured sweeps
+  std::int64_t accepted = 0;         ///< moves accepted in the measured sweeps
+  double step = 0.0;                 ///< the (frozen) step of the measured sweeps
+  std::vector<double> step_history;  ///< step after each tuning block (empty without tuning)
+  Divergence divergence;
+  UpdaterCounters counters;          ///< the strategy's counters at the end
+  std::int64_t decision_breakdowns = 0;  ///< whole run, see WalkerCounts
+  std::int64_t apply_breakdowns = 0;
+  /// Non-empty when the strategy gave up (SingularMatrixError: a
+  /// refactorisation found the matrix singular to its precision). The run
+  /// stops there; energy holds the sweeps measured before, and failed_sweep
+  /// is the sweep (counted from the first equilibration sweep) that failed.
+  std::string failure;
+  std::int64_t failed_sweep = -1;
+  double acceptance() const {
+    return proposed > 0 ? static_cast<double>(accepted) / static_cast<double>(proposed) : 0.0;
+  }
+};
+
+struct VmcResult {
+  VmcConfig config;
+  std::string orbitals;  ///< orbital set label
+  std::string strategy;  ///< strategy label
+  std::vector<WalkerResult> walkers;
+};
+
+/// Runs walker `index` (0 <= index < config.walkers) alone, so a caller can
+/// store walkers one by one or run them concurrently (calls for different
+/// indices share only the orbital sets, whose const methods must then be
+/// thread safe, as the analytic ones are, and the random factory). Throws
+/// std::invalid_argument for a bad config, index or strategy, and
+/// SingularMatrixError when the initial configuration is singular; a
+/// strategy failing later is reported in WalkerResult::failure.
+WalkerResult run_walker(const VmcConfig& config, int index, const OrbitalSet& orbitals,
+                        const StrategySpec& strategy, const RandomFactory& random,
+                        const ReferenceSpec* reference = nullptr);
+
+/// Runs every walker in turn.
+VmcResult run_vmc(const VmcConfig& config, const OrbitalSet& orbitals, const StrategySpec& strategy,
+                  const RandomFactory& random, const ReferenceSpec* reference = nullptr);
+
+}  // namespace slaterlab

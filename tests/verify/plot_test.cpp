@@ -1,0 +1,158 @@
+// Tests of scripts/plot.py (skipped when /usr/bin/python3 lacks h5py or
+// matplotlib): one non-empty PNG per experiment of a small results file, a
+// fourth (energy) panel only when the file carries energies, and bad input
+// as one line with exit code 2.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "verify/config.hpp"
+#include "verify/runner.hpp"
+
+namespace slaterlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kScript = std::string(SLATERLAB_SOURCE_DIR) + "/scripts/plot.py";
+
+class Plot : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::system("/usr/bin/python3 -c 'import h5py, numpy, matplotlib' >/dev/null 2>&1") != 0) {
+      GTEST_SKIP() << "/usr/bin/python3 has no h5py/numpy/matplotlib";
+    }
+    dir_ = fs::temp_directory_path() /
+           ("slaterlab_plot_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  /// Two experiments; an inverse strategy and a QR one (no inverse residual).
+  std::string results() const {
+    const StudyConfig study = parse_study(R"(
+[reference]
+certify = false
+[[experiment]]
+workload = ["gaussian", "small-step"]
+n = 10
+moves = 40
+checkpoint_every = 10
+[[strategy]]
+name = "sm"
+precision = ["float", "double"]
+[[strategy]]
+name = "qr-givens"
+)",
+                                          "plot study");
+    const std::string out = path("results.h5");
+    ResultWriter writer = ResultWriter::create(out, RunMetadata{"t", "t", "t", "t", "t", "t"});
+    run_study(study, writer, {});
+    writer.commit();
+    return out;
+  }
+
+  struct Outcome {
+    int code;
+    std::string err;
+  };
+  Outcome plot(const std::string& arguments) const {
+    const std::string err = path("stderr.txt");
+    const int status = std::system(
+        ("/usr/bin/python3 " + kScript + " " + arguments + " >/dev/null 2>" + err).c_str());
+    std::ifstream in(err);
+    std::stringstream text;
+    text << in.rdbuf();
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
+  }
+
+  fs::path dir_;
+};
+
+/// Width in pixels from a PNG's IHDR chunk, 0 if the file is not a PNG.
+std::uint32_t png_width(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  unsigned char header[24] = {};
+  in.read(reinterpret_cast<char*>(header), sizeof header);
+  const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  if (!in || !std::equal(signature, signature + 8, header)) return 0;
+  return std::uint32_t(header[16]) << 24 | std::uint32_t(header[17]) << 16 |
+         std::uint32_t(header[18]) << 8 | header[19];
+}
+
+TEST_F(Plot, OnePngPerExperiment) {
+  const std::string file = results();
+  const Outcome o = plot(file + " -o " + path("plots"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const char* name : {"gaussian-n10.png", "small-step-n10.png"}) {
+    const std::string png = path("plots/") + name;
+    ASSERT_TRUE(fs::exists(png)) << png;
+    EXPECT_GT(fs::file_size(png), 10000u) << png;  // three drawn panels, not a blank canvas
+    // Three panels of 4.2 in plus 1.8 in for the legend, at 100 dpi.
+    EXPECT_EQ(png_width(png), 1440u) << png;
+  }
+  EXPECT_EQ(std::distance(fs::directory_iterator(path("plots")), fs::directory_iterator()), 2);
+
+  // --experiment selects; an unknown name is bad input.
+  ASSERT_EQ(plot(file + " -o " + path("one") + " -e small-step-n10").code, 0);
+  EXPECT_TRUE(fs::exists(path("one/small-step-n10.png")));
+  EXPECT_FALSE(fs::exists(path("one/gaussian-n10.png")));
+  const Outcome unknown = plot(file + " -o " + path("none") + " -e nope");
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("no experiment named nope"), std::string::npos) << unknown.err;
+}
+
+TEST_F(Plot, EnergiesGetTheirOwnPanelWhenPresent) {
+  const std::string file = results();
+  {  // Attach VMC-style energies to one strategy and the exact value to its experiment.
+    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const auto attribute = [&](const char* object, const char* name, double value) {
+      const hid_t o = H5Oopen(f, object, H5P_DEFAULT);
+      const hid_t a = H5Acreate2(o, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT);
+      EXPECT_GE(H5Awrite(a, H5T_NATIVE_DOUBLE, &value), 0);
+      H5Aclose(a);
+      H5Oclose(o);
+    };
+    attribute("/experiments/gaussian-n10", "exact_energy", 90.0);
+    attribute("/experiments/gaussian-n10/strategies/sm-double", "energy_mean", 90.01);
+    attribute("/experiments/gaussian-n10/strategies/sm-double", "energy_error", 0.02);
+    H5Sclose(space);
+    H5Fclose(f);
+  }
+  ASSERT_EQ(plot(file + " -o " + path("plots")).code, 0);
+  EXPECT_EQ(png_width(path("plots/gaussian-n10.png")), 1860u);    // four panels
+  EXPECT_EQ(png_width(path("plots/small-step-n10.png")), 1440u);  // no energies there
+}
+
+TEST_F(Plot, BadInputIsOneLineAndExitTwo) {
+  EXPECT_EQ(plot("--help").code, 0);
+  Outcome o = plot(path("missing.h5") + " -o " + path("plots"));
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err, "plot.py: error: cannot read " + path("missing.h5") + ": no such file\n");
+  EXPECT_FALSE(fs::exists(path("plots")));
+
+  std::ofstream(path("text.h5")) << "not HDF5\n";
+  o = plot(path("text.h5") + " -o " + path("plots"));
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err.rfind("plot.py: error: cannot read " + path("text.h5"), 0), 0u) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+
+  o = plot(results() + " -o /proc/plots");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("/proc/plots"), std::string::npos) << o.err;
+  EXPECT_EQ(plot("").code, 2);  // no file at all: argparse's usage error
+}
+
+}  // namespace
+}  // namespace slaterlab
