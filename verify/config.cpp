@@ -36,7 +36,7 @@ const std::vector<std::string> kVmcKeys = {
     "scheme",    "step",    "target_acceptance", "strategy", "precision", "k",
     "variant",   "recompute_every", "breakdown", "walkers",   "sweeps",   "equilibration",
     "seed",      "divergence"};
-const std::set<std::string> kVmcListKeys = {"n",      "alpha",    "orbitals",  "scheme",
+const std::set<std::string> kVmcListKeys = {"n", "alpha", "orbitals", "scheme", "grid",
                                             "step",   "strategy", "precision", "k"};
 const std::vector<std::string> kOrbitalSets = {"analytic", "bspline-double", "bspline-float"};
 const std::vector<std::string> kStrategyKeys = {"name",      "label", "precision", "recompute_every",
@@ -342,7 +342,8 @@ VmcRunConfig parse_vmc(const toml::table& t, const StudyConfig& study, const std
     if (const toml::node* node = t.get(key)) strategy.insert(key, *node);
   }
   v.strategy = parse_strategy(strategy, where);
-  std::string default_name = fmt::format("{}-{}-{}-n{}-alpha{}-step{}", v.scheme, v.orbitals,
+  std::string default_name = fmt::format("{}-{}{}-{}-n{}-alpha{}-step{}", v.scheme, v.orbitals,
+                                         v.grid ? fmt::format("-grid{}", v.grid) : "",
                                          v.strategy.label, n, number_text(v.alpha),
                                          number_text(v.step));
   v.name = get_string(t, "name", default_name, where);

@@ -49,14 +49,16 @@ double ho_box_margin(int n_max, double edge_tolerance) {
     throw std::invalid_argument("ho_box_margin: edge_tolerance must lie in (0, 1)");
   const double log_tol = -std::log(edge_tolerance);
   const double a = std::sqrt(2.0 * n_max + 3.0);
-  const double gaussian = std::sqrt(2.0 * log_tol);                             // S >= m^2 / 2
-  const double airy = std::pow(3.0 * log_tol / (2.0 * std::sqrt(2.0 * a)), 2.0 / 3.0);  // S >= (2/3) sqrt(2a) m^{3/2}
+  // S >= m^2 / 2 and S >= (2/3) sqrt(2a) m^{3/2}: either bound reaching ln(1/tol) suffices.
+  const double gaussian = std::sqrt(2.0 * log_tol);
+  const double airy = std::pow(3.0 * log_tol / (2.0 * std::sqrt(2.0 * a)), 2.0 / 3.0);
   return std::min(gaussian, airy);
 }
 
 BsplineBox ho_bspline_box(Eigen::Index n, double alpha, const BsplineBoxRule& rule) {
   if (n < 1) throw std::invalid_argument("ho_bspline_box: N must be >= 1");
-  if (!(alpha > 0.0) || !std::isfinite(alpha)) throw std::invalid_argument("ho_bspline_box: alpha must be > 0");
+  if (!(alpha > 0.0) || !std::isfinite(alpha))
+    throw std::invalid_argument("ho_bspline_box: alpha must be a finite positive number");
   if (!(rule.margin >= 0.0) || !std::isfinite(rule.margin))
     throw std::invalid_argument("ho_bspline_box: margin must be >= 0 (0 = derived)");
   if (!(rule.points_per_wavelength > 0.0) || !std::isfinite(rule.points_per_wavelength))
@@ -72,7 +74,8 @@ BsplineBox ho_bspline_box(Eigen::Index n, double alpha, const BsplineBoxRule& ru
   } else {
     const double k_max = alpha * r_tp;
     const double wavelengths = 2.0 * box.half_width * k_max / (2.0 * std::numbers::pi);
-    box.grid = std::max<Eigen::Index>(4, static_cast<Eigen::Index>(std::ceil(rule.points_per_wavelength * wavelengths)));
+    const double points = std::ceil(rule.points_per_wavelength * wavelengths);
+    box.grid = std::max<Eigen::Index>(4, static_cast<Eigen::Index>(points));
   }
   return box;
 }
@@ -132,8 +135,8 @@ void periodic_solve(double* line, Eigen::Index g, std::size_t stride, Eigen::Ind
 /// `work` (layout of the table in double, orbital stride `width` >= count,
 /// padding zero) and turns the samples into interpolating coefficients,
 /// solving along x, then y, then z.
-void build_coefficients(const OrbitalSet& source, const BsplineBox& box, Eigen::Index first, Eigen::Index count,
-                        Eigen::Index width, double* work) {
+void build_coefficients(const OrbitalSet& source, const BsplineBox& box, Eigen::Index first,
+                        Eigen::Index count, Eigen::Index width, double* work) {
   const Eigen::Index g = box.grid;
   const double h = box.spacing();
   const auto gs = static_cast<std::size_t>(g);
@@ -179,8 +182,9 @@ void validate(const OrbitalSet& source, const BsplineBox& box, std::size_t cap) 
     throw std::invalid_argument("BsplineOrbitals: the grid needs at least 4 points per dimension (the cubic "
                                 "stencil spans 4), got " + std::to_string(box.grid));
   if (!(box.half_width > 0.0) || !std::isfinite(box.half_width))
-    throw std::invalid_argument("BsplineOrbitals: the box half-width L must be a finite positive number, got " +
-                                std::to_string(box.half_width));
+    throw std::invalid_argument(
+        "BsplineOrbitals: the box half-width L must be a finite positive number, got " +
+        std::to_string(box.half_width));
   const double need = bspline_build_bytes<T>(box.grid, source.size());
   if (need > static_cast<double>(cap)) {
     std::ostringstream s;
@@ -204,7 +208,8 @@ struct Axis {
 };
 
 template <class T>
-Axis<T> axis(double x, double half_width, double inv_h, Eigen::Index g, std::size_t stride, bool derivatives) {
+Axis<T> axis(double x, double half_width, double inv_h, Eigen::Index g, std::size_t stride,
+             bool derivatives) {
   if (!std::isfinite(x)) throw std::invalid_argument("BsplineOrbitals: non-finite position coordinate");
   const double gd = static_cast<double>(g);
   double u = (x + half_width) * inv_h;
@@ -317,8 +322,8 @@ Rows<T> rows(const T* coefs, const Axis<T>& x, const Axis<T>& y, bool derivative
 }
 
 template <class T>
-[[gnu::always_inline]] inline void v_body(const T* coefs, const Axis<T>& x, const Axis<T>& y, const Axis<T>& z,
-                                          std::size_t npad, T* v) {
+[[gnu::always_inline]] inline void v_body(const T* coefs, const Axis<T>& x, const Axis<T>& y,
+                                          const Axis<T>& z, std::size_t npad, T* v) {
   const Rows<T> r = rows(coefs, x, y, false);
   const std::size_t o0 = z.offset[0], o1 = z.offset[1], o2 = z.offset[2], o3 = z.offset[3];
   const T w0 = z.w[0], w1 = z.w[1], w2 = z.w[2], w3 = z.w[3];
@@ -339,8 +344,9 @@ template <class T>
 }
 
 template <class T>
-[[gnu::always_inline]] inline void vgl_body(const T* coefs, const Axis<T>& x, const Axis<T>& y, const Axis<T>& z,
-                                            std::size_t npad, T* v, T* gx, T* gy, T* gz, T* lap) {
+[[gnu::always_inline]] inline void vgl_body(const T* coefs, const Axis<T>& x, const Axis<T>& y,
+                                            const Axis<T>& z, std::size_t npad, T* v, T* gx, T* gy, T* gz,
+                                            T* lap) {
   const Rows<T> r = rows(coefs, x, y, true);
   const std::size_t o0 = z.offset[0], o1 = z.offset[1], o2 = z.offset[2], o3 = z.offset[3];
   const T w0 = z.w[0], w1 = z.w[1], w2 = z.w[2], w3 = z.w[3];
@@ -402,8 +408,12 @@ void spline_vgl(const double* coefs, const Axis<double>& x, const Axis<double>& 
 // BsplineOrbitals
 
 template <class T>
-BsplineOrbitals<T>::BsplineOrbitals(const OrbitalSet& source, const BsplineBox& box, std::size_t memory_cap_bytes)
-    : n_(source.size()), npad_(bspline_padded_size<T>(source.size())), box_(box), inv_h_(1.0 / box.spacing()) {
+BsplineOrbitals<T>::BsplineOrbitals(const OrbitalSet& source, const BsplineBox& box,
+                                    std::size_t memory_cap_bytes)
+    : n_(source.size()),
+      npad_(bspline_padded_size<T>(source.size())),
+      box_(box),
+      inv_h_(1.0 / box.spacing()) {
   validate<T>(source, box, memory_cap_bytes);
   const auto g = static_cast<std::size_t>(box.grid);
   const std::size_t count = g * g * g * static_cast<std::size_t>(npad_);

@@ -48,7 +48,8 @@ double max_abs_coefficient(const BsplineOrbitals<T>& s) {
   for (Eigen::Index ix = 0; ix < g; ++ix)
     for (Eigen::Index iy = 0; iy < g; ++iy)
       for (Eigen::Index iz = 0; iz < g; ++iz)
-        for (Eigen::Index i = 0; i < s.size(); ++i) c = std::max(c, std::abs(double(s.coefficient(ix, iy, iz, i))));
+        for (Eigen::Index i = 0; i < s.size(); ++i)
+          c = std::max(c, std::abs(double(s.coefficient(ix, iy, iz, i))));
   return c;
 }
 
@@ -58,7 +59,8 @@ double max_abs_coefficient(const BsplineOrbitals<T>& s) {
 /// rounding (proportional to the value, ~1) on a small grid.
 class ConstantPlusWave final : public OrbitalSet {
  public:
-  ConstantPlusWave(Eigen::Index n, double half_width, double delta) : n_(n), k_(std::numbers::pi / half_width), delta_(delta) {}
+  ConstantPlusWave(Eigen::Index n, double half_width, double delta)
+      : n_(n), k_(std::numbers::pi / half_width), delta_(delta) {}
   Eigen::Index size() const override { return n_; }
   std::string label() const override { return "constant-plus-wave"; }
   double k() const { return k_; }
@@ -282,7 +284,8 @@ TEST(Bspline, FloatErrorIsRoundingDoubleErrorIsInterpolation) {
 
   const double kh = f.k() * box.spacing();
   const double lambda = 1.55;
-  const double upper_d = 5.0 / 384.0 * std::pow(kh, 4) * delta * (1 + lambda + lambda * lambda) + 64 * kEps<double>;
+  const double upper_d =
+      5.0 / 384.0 * std::pow(kh, 4) * delta * (1 + lambda + lambda * lambda) + 64 * kEps<double>;
   const double lower_f = kEps<float> / 8.0;
   EXPECT_LE(ed, upper_d);
   EXPECT_GE(ed, 1e3 * kEps<double>);

@@ -215,7 +215,8 @@ TEST(RegressCompare, AStrategyThatNoLongerFinishesFails) {
   ResultsFile now = base;
   now.experiments[0].strategies[0].summary->failed = true;
   now.experiments[0].strategies[0].summary->failure = "singular to float";
-  const Comparison* c = find(compare_results(now, base), "sm-double", "finished");
+  const RegressReport r = compare_results(now, base);
+  const Comparison* c = find(r, "sm-double", "finished");
   ASSERT_NE(c, nullptr);
   EXPECT_FALSE(c->passed);
   EXPECT_NE(c->detail.find("singular to float"), std::string::npos);
