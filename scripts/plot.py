@@ -9,10 +9,9 @@ Each PNG has three panels, one line or box per strategy:
   3. the distribution of the ratio error: a box of the per-checkpoint maxima
      of the relative ratio error, with the per-checkpoint RMS values as dots.
 Errors are on log scales; an exact zero cannot be drawn there and is left out.
-When the file holds VMC energies (strategy groups with `energy_mean` and
-`energy_error` attributes, and `exact_energy` on the experiment), a fourth
-panel draws them with their error bars against the exact value; files without
-energies simply have no such panel.
+When the file holds VMC runs (/vmc/<run>), vmc-energies.png draws each run's
+energy minus the exact E(alpha) with its error bar (one standard error);
+files without VMC runs get no such plot.
 
 Usage: scripts/plot.py results.h5 -o plots/
 Needs h5py, NumPy and Matplotlib (Debian: python3-h5py python3-matplotlib).
@@ -36,8 +35,8 @@ class BadInput(Exception):
     """A problem with the user's input, reported as one line and exit code 2."""
 
 
-def read_experiments(path, wanted):
-    """Experiments of a results file as plain dicts (NumPy arrays inside)."""
+def read_results(path, wanted):
+    """Experiments and finished VMC runs of a results file, as plain dicts."""
     if not os.path.isfile(path):
         raise BadInput(f"cannot read {path}: no such file")
     try:
@@ -45,31 +44,28 @@ def read_experiments(path, wanted):
     except OSError as error:
         raise BadInput(f"cannot read {path}: not a readable HDF5 file ({error})")
     with f:
-        if "schema_version" not in f.attrs or "experiments" not in f:
+        if "schema_version" not in f.attrs:
             raise BadInput(f"cannot read {path}: not a slaterlab results file")
         experiments = []
-        for name, group in f["experiments"].items():
+        for name, group in f["experiments"].items() if "experiments" in f else []:
             if wanted and name not in wanted:
                 continue
-            strategies = []
-            for label, s in group["strategies"].items():
-                strategies.append({
-                    "label": label,
-                    "rows": s["checkpoints"][:] if "checkpoints" in s else None,
-                    "energy": (float(s.attrs["energy_mean"]), float(s.attrs["energy_error"]))
-                    if "energy_mean" in s.attrs and "energy_error" in s.attrs else None,
-                })
-            experiments.append({
-                "name": name,
-                "n": int(group.attrs.get("n", 0)),
-                "exact_energy": float(group.attrs["exact_energy"])
-                if "exact_energy" in group.attrs else None,
-                "strategies": strategies,
-            })
+            strategies = [{"label": label,
+                           "rows": s["checkpoints"][:] if "checkpoints" in s else None}
+                          for label, s in group["strategies"].items()]
+            experiments.append({"name": name, "n": int(group.attrs.get("n", 0)),
+                                "strategies": strategies})
+        runs = []
+        for name, run in f["vmc"].items() if "vmc" in f and not wanted else []:
+            if "summary_keys" not in run.attrs:  # not finished
+                continue
+            runs.append({"name": name, "energy": float(run.attrs["energy"]),
+                         "error": float(run.attrs["error"]),
+                         "exact": float(run.attrs["exact_energy"])})
     missing = set(wanted) - {e["name"] for e in experiments}
     if missing:
         raise BadInput(f"{path} has no experiment named {', '.join(sorted(missing))}")
-    return experiments
+    return experiments, runs
 
 
 def positive(values):
@@ -120,21 +116,25 @@ def plot_ratio_errors(ax, strategies, colours):
            ylabel="|rho - rho_ref| / |rho_ref|", yscale="log")
 
 
-def plot_energies(ax, experiment, colours):
-    entries = [(s["label"], s["energy"], c) for s, c in zip(experiment["strategies"], colours)
-               if s["energy"] is not None]
-    for i, (label, (mean, error), colour) in enumerate(entries):
-        ax.errorbar([i], [mean], yerr=[error], fmt="o", color=colour, capsize=3)
-    ax.set_xticks(range(len(entries)), [e[0] for e in entries], rotation=60, ha="right",
-                  fontsize=7)
-    if experiment["exact_energy"] is not None:
-        ax.axhline(experiment["exact_energy"], color="black", linestyle=":", label="exact")
-        ax.legend(fontsize=7)
-    ax.set(title="VMC energy (one standard error)", ylabel="energy")
-
-
-def has_energies(experiment):
-    return any(s["energy"] is not None for s in experiment["strategies"])
+def plot_vmc(runs, directory, dpi):
+    """Energy minus the exact E(alpha) per VMC run, with one-standard-error bars:
+    runs of different N and alpha share one axis, and a bias shows as a bar
+    that misses zero."""
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.45 * len(runs) + 2.5), 5.0))
+    x = np.arange(len(runs))
+    ax.errorbar(x, [r["energy"] - r["exact"] for r in runs], yerr=[r["error"] for r in runs],
+                fmt="o", capsize=3)
+    ax.axhline(0.0, color="black", linestyle=":", label="exact E(alpha)")
+    ax.set_xticks(x, [r["name"] for r in runs], rotation=60, ha="right", fontsize=7)
+    ax.set(title="VMC energy against the exact value (one standard error)",
+           ylabel="E - E_exact")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path = os.path.join(directory, "vmc-energies.png")
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
 
 
 def file_name(experiment_name):
@@ -150,12 +150,10 @@ def plot_experiment(experiment, directory, dpi):
         colours = plt.get_cmap("tab20")(np.arange(count))
     else:
         colours = plt.get_cmap("hsv")(np.linspace(0, 1, count, endpoint=False))
-    panels = 4 if has_energies(experiment) else 3
+    panels = 3
     fig, axes = plt.subplots(1, panels, figsize=(4.2 * panels + 1.8, 4.4))
     plot_histories(axes[0], axes[1], strategies, colours)
     plot_ratio_errors(axes[2], strategies, colours)
-    if panels == 4:
-        plot_energies(axes[3], experiment, colours)
     for ax in axes:
         ax.grid(True, which="major", alpha=0.3)
     fig.legend(loc="center right", fontsize=7, frameon=False)
@@ -170,15 +168,17 @@ def plot_experiment(experiment, directory, dpi):
 def main():
     parser = argparse.ArgumentParser(
         description="Plot a slaterlab results file: log-det error, inverse residual and "
-                    "ratio-error distribution per strategy, one PNG per experiment.")
+                    "ratio-error distribution per strategy, one PNG per experiment; VMC "
+                    "energies against the exact value in vmc-energies.png.")
     parser.add_argument("results", help="HDF5 results file (slaterlab run -o ...)")
     parser.add_argument("-o", "--output", required=True, help="directory for the PNG files")
     parser.add_argument("-e", "--experiment", action="append", default=[],
-                        help="plot only this experiment (repeatable; default: all)")
+                        help="plot only this experiment (repeatable; default: all "
+                             "experiments and the VMC runs)")
     parser.add_argument("--dpi", type=int, default=100, help="resolution (default 100)")
     args = parser.parse_args()
     try:
-        experiments = read_experiments(args.results, args.experiment)
+        experiments, runs = read_results(args.results, args.experiment)
         try:
             os.makedirs(args.output, exist_ok=True)
         except OSError as error:
@@ -187,6 +187,8 @@ def main():
             raise BadInput(f"cannot write to {args.output}")
         for experiment in experiments:
             print(plot_experiment(experiment, args.output, args.dpi))
+        if runs:
+            print(plot_vmc(runs, args.output, args.dpi))
     except BadInput as error:
         print(f"plot.py: error: {error}", file=sys.stderr)
         return 2

@@ -141,6 +141,7 @@ std::vector<toml::table> entries(const toml::table& root, const std::string& key
   const toml::node* n = root.get(key);
   if (!n) return out;
   const toml::array* array = n->as_array();
+  if (array && array->empty()) return out;  // e.g. the resolved form of a study without them
   if (!array || !array->is_array_of_tables()) {
     fail(source, "'" + key + "' must be an array of tables ([[" + key + "]])");
   }

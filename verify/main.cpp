@@ -16,6 +16,7 @@
 #include "verify/config.hpp"
 #include "verify/hdf5_store.hpp"
 #include "verify/bench.hpp"
+#include "verify/fuzz.hpp"
 #include "verify/regress.hpp"
 #include "verify/runner.hpp"
 #include "verify/table.hpp"
@@ -162,6 +163,32 @@ int main_impl(int argc, char** argv) {
   regress_cmd->add_flag("-q,--quiet", regress.quiet,
                         "Only regressions, failed checks and baseline updates on stderr; no table");
 
+  FuzzArgs fuzz;
+  int fuzz_cases = 0;
+  double fuzz_seconds = 0;
+  std::uint64_t fuzz_seed = 0;
+  CLI::App* fuzz_cmd = app.add_subcommand(
+      "fuzz", "Check the strategy properties on random and adversarial cases (RapidCheck); "
+              "shrink and keep counterexamples in the corpus; exit 1 on a failure");
+  fuzz_cmd->add_option("--strategy", fuzz.strategies,
+                       "Strategy name or configuration label, e.g. delayed-3-double "
+                       "(repeatable; default all)");
+  fuzz_cmd->add_option("--precision", fuzz.precisions, "float, double or mixed (repeatable)");
+  fuzz_cmd->add_option("--property", fuzz.properties,
+                       "RatiosMatchOracle, LogDetAndResidualsMatchOracle, "
+                       "RejectLeavesStateUnchanged or NearSingularIsBreakdown (repeatable)");
+  fuzz_cmd->add_option("--workload", fuzz.workloads, "randsvd or adversarial (repeatable)");
+  CLI::Option* cases_opt = fuzz_cmd->add_option(
+      "--cases", fuzz_cases, "Cases per storage class and workload (default 20)");
+  CLI::Option* seconds_opt =
+      fuzz_cmd->add_option("--seconds", fuzz_seconds, "Run batches until this much time is up");
+  CLI::Option* seed_opt =
+      fuzz_cmd->add_option("--seed", fuzz_seed, "Seed of the run (default: a random one, printed)");
+  fuzz_cmd->add_option("--max-n", fuzz.max_n, "Largest matrix size")->capture_default_str();
+  fuzz_cmd->add_option("--corpus", fuzz.corpus, "Where counterexamples are saved (must exist)")
+      ->capture_default_str();
+  fuzz_cmd->add_flag("-q,--quiet", fuzz.quiet, "No progress on stderr");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -178,6 +205,13 @@ int main_impl(int argc, char** argv) {
     return run_bench(bench_argc, bench_argv.data());
   }
   if (*regress_cmd) return regress_cli(regress, quoted_command_line(argc, argv));
+  if (*fuzz_cmd) {
+    if (*cases_opt) fuzz.cases = fuzz_cases;
+    if (*seconds_opt) fuzz.seconds = fuzz_seconds;
+    if (*seed_opt) fuzz.seed = fuzz_seed;
+    const bool progress = !fuzz.quiet && isatty(STDERR_FILENO);
+    return fuzz_command(fuzz, std::cout, progress ? &std::cerr : nullptr);
+  }
   return kExitBadInput;
 }
 

@@ -13,6 +13,7 @@
 #include <ostream>
 #include <set>
 #include <system_error>
+#include <tuple>
 
 #include "verify/config.hpp"
 #include "verify/hdf5_handle.hpp"
@@ -208,8 +209,6 @@ void compare_strategy(const ExperimentResult& base_experiment, const StrategyRes
       experiment, label, "finished", finished_ok,
       finished_ok ? (s.failed ? "could not finish, as in the baseline: " + s.failure : "finished")
                   : "could not finish (" + s.failure + "); the baseline finished"));
-  // Statistical results: once a strategy's results carry energies (VMC), each
-  // is compared here with compare_estimates(..., limits.z_threshold).
 }
 
 void compare_experiment(const ExperimentResult& now, const ExperimentResult& base,
@@ -242,6 +241,110 @@ void compare_experiment(const ExperimentResult& now, const ExperimentResult& bas
   for (const auto& s : now.strategies) {
     if (!find_named(base.strategies, s.info.label)) {
       report.notes.push_back(name + " / " + s.info.label + ": not in the baseline (not compared)");
+    }
+  }
+}
+
+// VMC runs are statistical: the same build reproduces them bit for bit, but
+// on another machine a walker's path may part at a decision near threshold,
+// after which its energy is another sample of the same distribution.
+std::vector<std::string> vmc_definition_differences(const VmcRunInfo& now, const VmcRunInfo& base) {
+  std::vector<std::string> out;
+  const auto differ = [&](const char* key, const auto& a, const auto& b) {
+    if (a != b) out.push_back(fmt::format("{} {} (baseline {})", key, a, b));
+  };
+  differ("n", now.n, base.n);
+  differ("alpha", now.alpha, base.alpha);
+  differ("omega", now.omega, base.omega);
+  differ("orbitals", now.orbitals, base.orbitals);
+  differ("grid", now.grid, base.grid);
+  differ("scheme", now.scheme, base.scheme);
+  differ("strategy", now.strategy, base.strategy);
+  differ("step", now.step, base.step);
+  differ("target_acceptance", now.target_acceptance, base.target_acceptance);
+  differ("walkers", now.walkers, base.walkers);
+  differ("equilibration_sweeps", now.equilibration_sweeps, base.equilibration_sweeps);
+  differ("sweeps", now.sweeps, base.sweeps);
+  differ("seed", now.seed, base.seed);
+  return out;
+}
+
+void compare_vmc(const VmcRun& now, const VmcRun& base, const RegressLimits& limits,
+                 RegressReport& report) {
+  const std::string& name = base.info.name;
+  const auto differences = vmc_definition_differences(now.info, base.info);
+  if (!differences.empty()) {
+    report.comparisons.push_back(
+        structural("vmc", name, "definition", false,
+                   "not comparable with the baseline: " + join(differences, ", ")));
+    return;
+  }
+  const VmcRunSummary& s = now.summary;
+  const VmcRunSummary& b = base.summary;
+  report.comparisons.push_back(compare_estimates("vmc", name, "energy", s.energy, s.error,
+                                                 b.energy, b.error, limits.z_threshold));
+  for (const auto& [metric, value, baseline] :
+       {std::tuple{"failed_walkers", s.failed_walkers, b.failed_walkers},
+        std::tuple{"breakdowns", s.breakdowns, b.breakdowns}}) {
+    report.comparisons.push_back(
+        bounded("vmc", name, metric, ComparisonKind::count, double(value), double(baseline),
+                std::max(limits.factor * double(baseline), limits.count_floor)));
+  }
+}
+
+// Orbital-set accuracy is deterministic, like the lockstep metrics.
+void compare_orbitals(const OrbitalAccuracyRecord& now, const OrbitalAccuracyRecord& base,
+                      const RegressLimits& limits, RegressReport& report) {
+  const std::string& label = base.label;
+  if (now.orbitals != base.orbitals || now.n != base.n || now.alpha != base.alpha ||
+      now.grid != base.grid || now.samples != base.samples) {
+    report.comparisons.push_back(structural(
+        "orbitals", label, "definition", false,
+        fmt::format("not comparable with the baseline: {} n {} alpha {} grid {} samples {} "
+                    "(baseline {} n {} alpha {} grid {} samples {})",
+                    now.orbitals, now.n, now.alpha, now.grid, now.samples, base.orbitals, base.n,
+                    base.alpha, base.grid, base.samples)));
+    return;
+  }
+  const double floor = limits.floor_eps * base.epsilon;
+  for (const auto& [metric, value, baseline] :
+       {std::tuple{"value_max_rel", now.value_max_rel, base.value_max_rel},
+        std::tuple{"gradient_max_rel", now.gradient_max_rel, base.gradient_max_rel},
+        std::tuple{"laplacian_max_rel", now.laplacian_max_rel, base.laplacian_max_rel}}) {
+    report.comparisons.push_back(bounded("orbitals", label, metric, ComparisonKind::metric, value,
+                                         baseline, std::max(limits.factor * baseline, floor)));
+  }
+}
+
+template <class T, class Key>
+const T* find_by(const std::vector<T>& items, const std::string& name, Key key) {
+  for (const auto& item : items) {
+    if (key(item) == name) return &item;
+  }
+  return nullptr;
+}
+
+/// VMC runs and orbital-accuracy records of the baseline, as "vmc / <run>"
+/// and "orbitals / <label>".
+void compare_studies(const ResultsFile& current, const ResultsFile& baseline,
+                     const RegressLimits& limits, RegressReport& report) {
+  const auto run_name = [](const VmcRun& r) -> const std::string& { return r.info.name; };
+  const auto label = [](const OrbitalAccuracyRecord& r) -> const std::string& { return r.label; };
+  for (const auto& base : baseline.vmc) {
+    const VmcRun* now = find_by(current.vmc, base.info.name, run_name);
+    if (now) compare_vmc(*now, base, limits, report);
+    else report.comparisons.push_back(
+        structural("vmc", base.info.name, "present", false, "missing from the new run"));
+  }
+  for (const auto& base : baseline.orbitals) {
+    const OrbitalAccuracyRecord* now = find_by(current.orbitals, base.label, label);
+    if (now) compare_orbitals(*now, base, limits, report);
+    else report.comparisons.push_back(
+        structural("orbitals", base.label, "present", false, "missing from the new run"));
+  }
+  for (const auto& r : current.vmc) {
+    if (!find_by(baseline.vmc, r.info.name, run_name)) {
+      report.notes.push_back("vmc / " + r.info.name + ": not in the baseline (not compared)");
     }
   }
 }
@@ -404,6 +507,7 @@ RegressReport compare_results(const ResultsFile& current, const ResultsFile& bas
       report.notes.push_back(e.info.name + ": not in the baseline (not compared)");
     }
   }
+  compare_studies(current, baseline, limits, report);
   return report;
 }
 
@@ -411,8 +515,10 @@ Comparison compare_estimates(const std::string& experiment, const std::string& s
                              const std::string& metric, double mean, double error,
                              double baseline_mean, double baseline_error, double z_threshold) {
   const Agreement a = agreement(mean, error, baseline_mean, baseline_error, z_threshold);
-  Comparison c{experiment,  strategy, metric, ComparisonKind::statistical, mean, baseline_mean,
-               z_threshold, a.agree,  ""};
+  // No estimate in either (a run without samples) "does not apply", as for metrics.
+  const bool neither = std::isnan(mean) && std::isnan(baseline_mean);
+  Comparison c{experiment, strategy, metric, ComparisonKind::statistical, mean, baseline_mean,
+               z_threshold, a.agree || neither, ""};
   c.detail = fmt::format("{} {} vs baseline {}: z = {:.2f} (limit {:g})", metric,
                          format_mean_error(mean, error),
                          format_mean_error(baseline_mean, baseline_error), a.z, z_threshold);
@@ -535,6 +641,8 @@ void copy_results(const ResultsFile& results, const fs::path& path) {
       if (s.summary) writer.finish_strategy(strategy, *s.summary);
     }
   }
+  for (const auto& run : results.vmc) writer.add_vmc_run(run);
+  for (const auto& record : results.orbitals) writer.add_orbital_accuracy(record);
   writer.commit();
 }
 

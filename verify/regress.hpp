@@ -16,12 +16,18 @@
 //   exceed max(factor * baseline, 1): one event near a threshold may go
 //   either way on another BLAS. A strategy that finished in the baseline must
 //   finish.
-// - Statistical results (energies, once results carry them) must agree:
-//   z = |a - b| / sqrt(sa^2 + sb^2) < z_threshold (compare_estimates).
-// - An experiment or strategy of the baseline missing from the new run, an
-//   experiment whose definition differs (workload, N, moves, checkpoint
-//   cadence, seed, acceptance, workload parameters: not comparable), and a
-//   baseline of another schema version are failures, named.
+// - VMC runs (statistical): the energy must agree with the baseline's,
+//   z = |a - b| / sqrt(sa^2 + sb^2) < z_threshold (compare_estimates); failed
+//   walkers and breakdowns are counts as above. Orbital-accuracy records:
+//   the max relative value, gradient and Laplacian errors are deterministic
+//   metrics as above (eps of the orbital set's precision).
+// - An experiment, strategy, VMC run or orbital record of the baseline
+//   missing from the new run, one whose definition differs (for experiments:
+//   workload, N, moves, checkpoint cadence, seed, acceptance, workload
+//   parameters; for VMC runs: N, alpha, omega, orbitals, grid, scheme,
+//   strategy, step, walkers, sweeps, seed: not comparable), and a baseline
+//   of another schema version are failures, named. VMC runs are reported as
+//   "vmc / <run>", orbital records as "orbitals / <label>".
 // Differences that are not failures (a strategy's options changed under the
 // same label, an experiment or strategy that is new) are reported as notes.
 
@@ -78,9 +84,9 @@ struct RegressReport {
   bool passed() const { return failures() == 0; }
 };
 
-/// Compares every experiment x strategy of `baseline` with `current` (both
-/// read with their checkpoints: the reference's log|det| scales the log-det
-/// floor). Every baseline strategy must be complete.
+/// Compares every experiment x strategy, VMC run and orbital record of
+/// `baseline` with `current` (both read with their checkpoints: the
+/// reference's log|det| scales the log-det floor).
 RegressReport compare_results(const ResultsFile& current, const ResultsFile& baseline,
                               const RegressLimits& limits = {});
 
@@ -114,7 +120,8 @@ std::string format_regress_summary(const RegressReport& report, const std::strin
                                    const std::vector<std::string>& provenance);
 
 /// Writes `results` (read with checkpoints) to `path` through a ResultWriter,
-/// so the file is replaced atomically (the store's .partial + rename).
+/// so the file is replaced atomically (the store's .partial + rename):
+/// experiments with their rows and certified values, VMC runs, orbital records.
 void copy_results(const ResultsFile& results, const std::filesystem::path& path);
 
 struct RegressArgs {

@@ -1,7 +1,7 @@
 // Tests of scripts/plot.py (skipped when /usr/bin/python3 lacks h5py or
 // matplotlib): one non-empty PNG per experiment of a small results file, a
-// fourth (energy) panel only when the file carries energies, and bad input
-// as one line with exit code 2.
+// VMC energy plot only when the file has VMC runs, and bad input as one line
+// with exit code 2.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <sys/wait.h>
@@ -112,27 +112,42 @@ TEST_F(Plot, OnePngPerExperiment) {
   EXPECT_NE(unknown.err.find("no experiment named nope"), std::string::npos) << unknown.err;
 }
 
-TEST_F(Plot, EnergiesGetTheirOwnPanelWhenPresent) {
-  const std::string file = results();
-  {  // Attach VMC-style energies to one strategy and the exact value to its experiment.
-    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    const hid_t space = H5Screate(H5S_SCALAR);
-    const auto attribute = [&](const char* object, const char* name, double value) {
-      const hid_t o = H5Oopen(f, object, H5P_DEFAULT);
-      const hid_t a = H5Acreate2(o, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT);
-      EXPECT_GE(H5Awrite(a, H5T_NATIVE_DOUBLE, &value), 0);
-      H5Aclose(a);
-      H5Oclose(o);
-    };
-    attribute("/experiments/gaussian-n10", "exact_energy", 90.0);
-    attribute("/experiments/gaussian-n10/strategies/sm-double", "energy_mean", 90.01);
-    attribute("/experiments/gaussian-n10/strategies/sm-double", "energy_error", 0.02);
-    H5Sclose(space);
-    H5Fclose(f);
+TEST_F(Plot, VmcEnergiesGetTheirOwnPlotWhenPresent) {
+  const std::string without = results();
+  ASSERT_EQ(plot(without + " -o " + path("plain")).code, 0);
+  EXPECT_FALSE(fs::exists(path("plain/vmc-energies.png")));
+
+  // A file with two finished VMC runs (values as a VMC study writes them).
+  const std::string with = path("vmc.h5");
+  {
+    ResultWriter writer = ResultWriter::create(with, RunMetadata{"t", "t", "t", "t", "t", "t"});
+    for (const char* name : {"pbp-n4", "qs-n4"}) {
+      VmcRun run;
+      run.info.name = name;
+      run.info.n = 4;
+      run.info.alpha = 0.8;
+      run.info.omega = 1.0;
+      run.info.orbitals = "analytic";
+      run.info.scheme = name[0] == 'p' ? "pbp" : "qs";
+      run.info.strategy = "sm-double";
+      run.info.walkers = 1;
+      run.info.sweeps = 4;
+      run.summary.exact_energy = 9.225;
+      run.summary.energy = name[0] == 'p' ? 9.23 : 9.30;
+      run.summary.error = 0.01;
+      run.walkers = {VmcWalkerRow{}};
+      run.blocking = {BlockingRow{}};
+      run.energy = {{9.2, 9.3, 9.2, 9.22}};
+      writer.add_vmc_run(run);
+    }
+    writer.commit();
   }
-  ASSERT_EQ(plot(file + " -o " + path("plots")).code, 0);
-  EXPECT_EQ(png_width(path("plots/gaussian-n10.png")), 1860u);    // four panels
-  EXPECT_EQ(png_width(path("plots/small-step-n10.png")), 1440u);  // no energies there
+  const Outcome o = plot(with + " -o " + path("plots"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string png = path("plots/vmc-energies.png");
+  ASSERT_TRUE(fs::exists(png));
+  EXPECT_GT(png_width(png), 0u);
+  EXPECT_GT(fs::file_size(png), 5000u);
 }
 
 TEST_F(Plot, BadInputIsOneLineAndExitTwo) {

@@ -233,6 +233,79 @@ TEST(RegressCompare, EstimatesAgreeBelowTheZThreshold) {
   EXPECT_NE(bad.detail.find("z = 3.54"), std::string::npos) << bad.detail;
 }
 
+VmcRun vmc_run(const std::string& name, double energy, double error) {
+  VmcRun run;
+  run.info.name = name;
+  run.info.n = 4;
+  run.info.alpha = 0.8;
+  run.info.omega = 1.0;
+  run.info.orbitals = "analytic";
+  run.info.scheme = "pbp";
+  run.info.strategy = "sm-double";
+  run.info.walkers = 2;
+  run.info.sweeps = 1000;
+  run.summary.exact_energy = 9.225;
+  run.summary.energy = energy;
+  run.summary.error = error;
+  return run;
+}
+
+TEST(RegressCompare, VmcEnergyMustAgreeWithinTheZThreshold) {
+  ResultsFile base = synthetic();
+  base.vmc = {vmc_run("pbp-n4", 9.23, 0.01)};
+  ResultsFile now = base;
+  RegressReport r = compare_results(now, base);
+  EXPECT_TRUE(r.passed());
+  EXPECT_EQ(r.comparisons.size(), 2 * kPerStrategy + 3);  // energy, failed walkers, breakdowns
+  // sigma = 0.01 sqrt(2): a shift of 0.04 is z = 2.83 < 3, of 0.05 z = 3.54.
+  now.vmc[0].summary.energy = 9.27;
+  EXPECT_TRUE(compare_results(now, base).passed());
+  now.vmc[0].summary.energy = 9.28;
+  r = compare_results(now, base);
+  ASSERT_EQ(r.failures(), 1u);
+  const Comparison* c = find(r, "pbp-n4", "energy");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->where(), "vmc / pbp-n4");
+  EXPECT_EQ(c->kind, ComparisonKind::statistical);
+  EXPECT_NE(c->detail.find("z = 3.54"), std::string::npos) << c->detail;
+
+  now = base;
+  now.vmc[0].summary.failed_walkers = 2;
+  EXPECT_FALSE(find(compare_results(now, base), "pbp-n4", "failed_walkers")->passed);
+  now = base;
+  now.vmc[0].info.alpha = 0.9;
+  r = compare_results(now, base);
+  ASSERT_EQ(r.failures(), 1u);
+  EXPECT_EQ(find(r, "pbp-n4", "definition")->detail,
+            "not comparable with the baseline: alpha 0.9 (baseline 0.8)");
+  now.vmc.clear();
+  r = compare_results(now, base);
+  ASSERT_EQ(r.failures(), 1u);
+  EXPECT_EQ(find(r, "pbp-n4", "present")->where(), "vmc / pbp-n4");
+}
+
+TEST(RegressCompare, OrbitalAccuracyIsComparedLikeTheLockstepMetrics) {
+  ResultsFile base = synthetic();
+  OrbitalAccuracyRecord o;
+  o.label = "bspline-float-n4";
+  o.orbitals = "bspline-float";
+  o.n = 4;
+  o.epsilon = 1.0 / (1 << 23);
+  o.value_max_rel = 1e-4;
+  o.gradient_max_rel = 0.0;  // floor: 8 float eps
+  o.laplacian_max_rel = 2e-3;
+  base.orbitals = {o};
+  ResultsFile now = base;
+  now.orbitals[0].value_max_rel = 4e-4;
+  now.orbitals[0].gradient_max_rel = 7.9 * o.epsilon;
+  EXPECT_TRUE(compare_results(now, base).passed());
+  now.orbitals[0].laplacian_max_rel = 8.1e-3;
+  const RegressReport r = compare_results(now, base);
+  ASSERT_EQ(r.failures(), 1u);
+  EXPECT_EQ(find(r, "bspline-float-n4", "laplacian_max_rel")->where(),
+            "orbitals / bspline-float-n4");
+}
+
 // ---- a small XML checker: well-formedness and the elements JUnit readers use ----
 
 struct Xml {
@@ -444,6 +517,12 @@ precision = "double"
   return s;
 }
 
+/// A name as JUnit classnames carry it (dots become underscores).
+std::string classname(std::string name) {
+  std::replace(name.begin(), name.end(), '.', '_');
+  return name;
+}
+
 class RegressRun : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -627,6 +706,45 @@ TEST_F(RegressRun, UpdateBaselineAcceptsTheNewResults) {
   EXPECT_NE(err.find("note: gaussian-n12 / subject: name sm (baseline sm-perturbed)"),
             std::string::npos)
       << err;
+}
+
+TEST_F(RegressRun, VmcRunsAreComparedAndKeptInTheBaseline) {
+  const std::string toml = write("vmc.toml", study("sm") + R"(
+[[vmc]]
+n = 4
+alpha = 0.8
+walkers = 2
+sweeps = 200
+equilibration = 20
+)");
+  RegressArgs a = args(toml);
+  a.update_baseline = true;
+  a.output = path("first.h5");
+  std::string err;
+  ASSERT_EQ(regress(a, &err), 0) << err;
+  const ResultsFile first = read_results(a.output);
+  const ResultsFile baseline = read_results(a.baseline);
+  ASSERT_EQ(first.vmc.size(), 1u);
+  ASSERT_EQ(baseline.vmc.size(), 1u);
+  EXPECT_EQ(baseline.vmc[0].info.name, first.vmc[0].info.name);
+  EXPECT_EQ(baseline.vmc[0].summary.energy, first.vmc[0].summary.energy);
+  EXPECT_EQ(baseline.vmc[0].energy, first.vmc[0].energy);  // the whole series, bit for bit
+  EXPECT_EQ(baseline.experiments.size(), first.experiments.size());
+
+  a.update_baseline = false;
+  a.output.clear();
+  a.junit = path("report.xml");
+  ASSERT_EQ(regress(a, &err), 0) << err;
+  const Xml xml = parse_xml(slurp(a.junit));
+  ASSERT_EQ(xml.error, "");
+  bool energy_case = false;
+  for (std::size_t i = 0; i < xml.names.size(); ++i) {
+    energy_case = energy_case || (xml.names[i] == "testcase" &&
+                                  xml.attributes[i].at("classname") ==
+                                      "vmc." + classname(first.vmc[0].info.name) &&
+                                  xml.attributes[i].at("name") == "energy");
+  }
+  EXPECT_TRUE(energy_case);
 }
 
 TEST_F(RegressRun, BadInputWritesNothing) {
