@@ -14,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
+#include <unordered_map>
 
 #include "verify/replay.hpp"
 #include "verify/suggest.hpp"
@@ -153,6 +154,10 @@ void validate(const FuzzArgs& args) {
   if (args.seconds && !(*args.seconds > 0)) {
     throw std::invalid_argument(fmt::format("--seconds must be > 0, got {}", *args.seconds));
   }
+  if (!(args.shrink_seconds >= 0)) {
+    throw std::invalid_argument(
+        fmt::format("--shrink-seconds must be >= 0, got {}", args.shrink_seconds));
+  }
   if (args.max_n < 1) {
     throw std::invalid_argument(fmt::format("--max-n must be >= 1, got {}", args.max_n));
   }
@@ -200,6 +205,7 @@ struct RunContext {
   int batch = 0;
   int cases = 0;
   std::optional<Clock::time_point> deadline;
+  double shrink_seconds = 0;
   std::vector<std::vector<bool>>& reported;  // [config][property index]
   std::vector<FuzzTally>& tallies;
   Progress& progress;
@@ -217,6 +223,8 @@ struct Found {
   PropertyFailure failure;
   int case_index = 0;
   int shrink_steps = 0;
+  Clock::time_point shrink_deadline;
+  bool shrink_cut = false;  // the shrink budget ran out
 };
 
 bool active(const RunContext& ctx, std::size_t config) {
@@ -238,9 +246,19 @@ std::optional<Found> rapidcheck_run(RunContext& ctx, int resume) {
   int case_index = 0;
   const std::string where =
       fmt::format("batch {} {}/{}", ctx.batch, ctx.group.name, to_string(ctx.mode));
+  // Every case at RapidCheck's full size (100): N, kappa and the length are
+  // uniform over their whole ranges from the first case on, rather than
+  // ramping up over the run as in the unit suite. Shrinking is unaffected.
+  const auto generator = rc::gen::resize(100, gen_case(ctx.limits));
   auto property = [&] {
-    const GeneratedCase g = *gen_case(ctx.limits);
+    const GeneratedCase g = *generator;
     if (found) {  // shrinking: the locked pair alone
+      if (Clock::now() >= found->shrink_deadline) {
+        // Out of budget: every further candidate is declined, so RapidCheck
+        // ends with the last failing case it adopted.
+        found->shrink_cut = true;
+        return;
+      }
       const PropertyConfig& c = ctx.selection.configs[found->lock.config];
       const Property p = ctx.selection.properties[found->lock.property];
       auto f = check_case(p, c.name, options_for(c, g), g.kase);
@@ -268,7 +286,10 @@ std::optional<Found> rapidcheck_run(RunContext& ctx, int resume) {
         auto f = check_case(ctx.selection.properties[pi], c.name, options_for(c, g), g.kase,
                             *trace, &stats);
         if (f) {
-          found = Found{{ci, pi}, g, std::move(*f), index, 0};
+          found = Found{{ci, pi}, g, std::move(*f), index, 0,
+                        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(ctx.shrink_seconds)),
+                        false};
           RC_FAIL(found->failure.message);
         }
       }
@@ -290,7 +311,11 @@ std::optional<Found> rapidcheck_run(RunContext& ctx, int resume) {
   metadata.id = "fuzz/" + ctx.group.name + "/" + std::string(to_string(ctx.mode));
   metadata.description = metadata.id;
   SilentListener listener;
-  const auto result = rc::detail::checkTestable(property, metadata, params, listener);
+  // An explicit (empty) reproduce map: RapidCheck's global configuration
+  // (RC_PARAMS) is never consulted, and it prints nothing.
+  const std::unordered_map<std::string, rc::detail::Reproduce> no_reproduce;
+  const auto result =
+      rc::detail::checkTestable(property, metadata, params, listener, no_reproduce);
   if (result.template is<rc::detail::SuccessResult>()) return std::nullopt;
   if (!found) {  // RapidCheck itself failed (a generator threw): no case to keep
     std::ostringstream ss;
@@ -329,6 +354,7 @@ FuzzFailure record(const RunContext& ctx, const Found& found, const FuzzArgs& ar
   f.seed = ctx.batch_seed;
   f.cases = ctx.cases;
   f.shrink_steps = found.shrink_steps;
+  f.shrink_cut = found.shrink_cut;
   f.reproduce = reproduce_command(c, p, ctx.mode, ctx.batch_seed, ctx.cases, args.max_n);
 
   CorpusEntry e;
@@ -349,7 +375,8 @@ FuzzFailure record(const RunContext& ctx, const Found& found, const FuzzArgs& ar
 void print_failure(std::ostream& out, const FuzzFailure& f) {
   fmt::print(out, "FAILED {} {}\n", f.config.label, f.failure.property);
   fmt::print(out, "  {}\n", f.failure.message);
-  fmt::print(out, "  counterexample ({} shrink steps): {}\n", f.shrink_steps,
+  fmt::print(out, "  counterexample ({} shrink steps{}): {}\n", f.shrink_steps,
+             f.shrink_cut ? ", cut short by --shrink-seconds" : "",
              fmt::streamed(f.counterexample));
   fmt::print(out, "  reproduction seed {}; reproduce with:\n    {}\n", f.seed, f.reproduce);
   fmt::print(out, "  saved {}\n", f.file.string());
@@ -435,7 +462,7 @@ FuzzReport run_fuzz(const FuzzArgs& args, std::ostream* progress_stream) {
     for (const Group& group : sel.groups) {
       for (CaseMode mode : sel.modes) {
         RunContext ctx{sel,    group,     mode,     fuzz_limits(group.limits_precision, mode, args.max_n),
-                       report.seed + std::uint64_t(batch), batch, cases, deadline, reported,
+                       report.seed + std::uint64_t(batch), batch, cases, deadline, args.shrink_seconds, reported,
                        report.tallies, progress, start};
         // After a failure, the same run again without the reported pair: the
         // cases before the failing one passed every other pair already.

@@ -16,13 +16,17 @@
 //   sharing one oracle trace per case. --cases runs one batch; --seconds runs
 //   batches of kFuzzBatchCases until the time is up (a case started after the
 //   deadline is not checked).
-// - The first failing (configuration, property) of a run is shrunk for that
-//   pair alone; the last failing case RapidCheck evaluates is the shrunk
-//   counterexample. It is reported with the exact command that reproduces it
+// - The first failing (configuration, property) of a RapidCheck run is shrunk
+//   for that pair alone; the last failing case RapidCheck evaluates is the
+//   shrunk counterexample. Shrinking stops after shrink_seconds (large cases
+//   take one oracle trace per candidate); the report says when it did. The
+//   counterexample is reported with the exact command that reproduces it
 //   (`--strategy LABEL --property P --workload W --seed S --cases C --max-n
-//   M` finds and shrinks the same case) and written to the corpus directory
-//   as a replay file (corpus entry, below), status "new". A reported pair is
-//   not checked again in later batches of the same run.
+//   M` finds the same failing case and, within the shrink budget, shrinks it
+//   to the same counterexample) and written to the corpus directory as a
+//   replay file (corpus entry, below), status "new". The run is then repeated
+//   without that pair (the cases before the failing one are not checked
+//   again), and a reported pair is not checked in later batches either.
 // - Deterministic given its arguments and the seed (generation, checks and
 //   shrinking), except that --seconds decides how many batches run.
 //
@@ -56,6 +60,7 @@ struct FuzzArgs {
   std::optional<double> seconds;
   std::optional<std::uint64_t> seed;    // empty = drawn from std::random_device
   int max_n = 64;
+  double shrink_seconds = 20;           // per failure
   std::string corpus = "data/fuzz-corpus";
   bool quiet = false;
 };
@@ -75,6 +80,7 @@ struct FuzzFailure {
   std::uint64_t seed = 0;  // the batch seed that reproduces it
   int cases = 0;           // the batch's case count
   int shrink_steps = 0;    // failing shrinks RapidCheck accepted
+  bool shrink_cut = false; // shrinking stopped at shrink_seconds (less shrunk than it could be)
   std::string reproduce;   // the command line
   std::filesystem::path file;  // the corpus entry written
 };

@@ -185,6 +185,8 @@ int main_impl(int argc, char** argv) {
   CLI::Option* seed_opt =
       fuzz_cmd->add_option("--seed", fuzz_seed, "Seed of the run (default: a random one, printed)");
   fuzz_cmd->add_option("--max-n", fuzz.max_n, "Largest matrix size")->capture_default_str();
+  fuzz_cmd->add_option("--shrink-seconds", fuzz.shrink_seconds,
+                       "Time allowed to shrink each failure")->capture_default_str();
   fuzz_cmd->add_option("--corpus", fuzz.corpus, "Where counterexamples are saved (must exist)")
       ->capture_default_str();
   fuzz_cmd->add_flag("-q,--quiet", fuzz.quiet, "No progress on stderr");

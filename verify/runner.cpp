@@ -52,6 +52,13 @@ struct Lane {
   std::int64_t flips_total = 0;
   bool failed = false;
 
+  Lane() {
+    // Maxima of metrics that may not apply (an inverse residual of a QR
+    // strategy) start at NaN: fmax keeps NaN only if every value is NaN.
+    summary.max_inverse_residual = summary.max_inverse_divergence = kNaN;
+    summary.max_qr_residual = summary.max_orthogonality_loss = kNaN;
+  }
+
   void fail(const std::exception& error) {
     failed = true;
     summary.failed = true;

@@ -8,13 +8,11 @@
 //   - the backward error of LU with partial pivoting at 50 digits:
 //     ||E||_1 <= kC N u ||A||_1 (Higham, Thm 9.3), kC = 16 covering the
 //     constant and the growth factor, far below its worst case 2^(N-1) for
-//     these small (N <= 12) random matrices,
+//     these small (N <= 12) random matrices (reference_test_support.hpp),
 // so |mp - mid| <= radius + (those two) must hold.
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
-
-#include <Eigen/QR>
 
 #include <cmath>
 #include <limits>
@@ -23,56 +21,16 @@
 
 #include "reference/certified.hpp"
 #include "reference/mp.hpp"
+#include "tests/reference/reference_test_support.hpp"
 
 namespace slaterlab::reference {
 namespace {
 
+using namespace slaterlab::testing;
 using Eigen::Index;
 using Eigen::MatrixXd;
-using Eigen::VectorXd;
 
-constexpr double kC = 16.0;
-constexpr double kEpsD = std::numeric_limits<double>::epsilon();
-constexpr long double kEpsLd = std::numeric_limits<long double>::epsilon();
 constexpr int kMpDigits = 50;
-
-double u_mp() { return mp_epsilon(kMpDigits) / 2; }
-
-double norm_1(const MatrixXd& m) { return m.cwiseAbs().colwise().sum().maxCoeff(); }
-
-/// kappa_1 from a 100-digit inverse (its own error is irrelevant in a bound).
-double kappa_1(const MatrixXd& a) { return norm_1(a) * norm_1(mp_inverse(a, 100)); }
-
-/// LU backward error E moves log|det| by |log|det(I + A^{-1}E)|| <=
-/// 2 N ||A^{-1} E||_1 <= 2 kC N^2 u kappa_1 (for ||A^{-1}E||_1 <= 1/2).
-long double mp_log_det_error(Index n, double kappa) {
-  return 2.0L * kC * n * n * u_mp() * kappa;
-}
-
-// --- generators (call inside properties only) --------------------------------
-
-constexpr int kGrid = 1 << 20;  // entries integers / 2^20: exact, in [-1, 1], shrink to 0
-
-MatrixXd draw_matrix(Index rows, Index cols) {
-  const auto v = *rc::gen::container<std::vector<int>>(static_cast<std::size_t>(rows * cols),
-                                                      rc::gen::inRange(-kGrid, kGrid + 1));
-  MatrixXd m(rows, cols);
-  for (Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<double>(v[i]) / kGrid;
-  return m;
-}
-
-/// Random orthogonal Q (Householder QR of a drawn matrix; Q -> I as it shrinks).
-MatrixXd draw_orthogonal(Index n) {
-  return Eigen::HouseholderQR<MatrixXd>(draw_matrix(n, n)).householderQ();
-}
-
-/// U diag(s) V^T with s log-spaced over a drawn 10^[0, max_log10_kappa].
-MatrixXd draw_conditioned(Index n, double max_log10_kappa) {
-  const double t = *rc::gen::inRange(0, 101) / 100.0 * max_log10_kappa;
-  VectorXd s(n);
-  for (Index i = 0; i < n; ++i) s(i) = n == 1 ? 1.0 : std::pow(10.0, -t * i / (n - 1));
-  return draw_orthogonal(n) * s.asDiagonal() * draw_orthogonal(n).transpose();
-}
 
 bool mentions(const std::string& message, const std::string& what) {
   return message.find(what) != std::string::npos;
@@ -93,7 +51,7 @@ RC_GTEST_PROP(CertifiedLogDet, BallContainsMpLogDet, ()) {
   RC_ASSERT(mp.sign == c.sign);
   // mp: faithful rounding to long double plus the LU error; one more ulp for
   // the long double subtraction.
-  const long double slack = 2.0L * kEpsLd * std::fabs(mp.log_abs) + mp_log_det_error(n, kappa_1(a));
+  const long double slack = two_ld_ulps(mp.log_abs) + lu_log_det_error(n, kMpDigits, kappa_1(a));
   RC_ASSERT(std::fabs(mp.log_abs - static_cast<long double>(c.log_abs_mid)) <=
             static_cast<long double>(c.log_abs_radius) + slack);
   // And the certificate is worth having: with >= 80 of the 128 bits left
@@ -111,7 +69,7 @@ RC_GTEST_PROP(CertifiedInverse, BallsContainMpInverse, ()) {
   const MatrixXd x = mp_inverse(a, kMpDigits);
   // Each column of the mp inverse is a backward-stable solve: forward error
   // <= kC N u kappa_1 ||x||_1, plus its faithful rounding to double.
-  const double mp_error = kC * n * u_mp() * kappa_1(a) * norm_1(x);
+  const double mp_error = lu_solve_error(n, kMpDigits, kappa_1(a)) * norm_1(x);
   for (Index i = 0; i < x.size(); ++i) {
     const double p = x.data()[i];
     RC_ASSERT(std::fabs(p - c.mid.data()[i]) <=
@@ -123,9 +81,7 @@ RC_GTEST_PROP(CertifiedInverse, BallsContainMpInverse, ()) {
 
 RC_GTEST_PROP(CertifiedLogDet, ExactlySingularIsNeverCertified, ()) {
   const Index n = *rc::gen::inRange<Index>(2, 9);
-  MatrixXd a = draw_conditioned(n, 6);
-  const Index j = *rc::gen::inRange<Index>(0, n);
-  a.col((j + *rc::gen::inRange<Index>(1, n)) % n) = a.col(j);  // det = 0 exactly
+  const MatrixXd a = draw_singular(n);  // det = 0 exactly
   const long bits = *rc::gen::inRange(16, 1025);
   // An enclosure of an exact zero contains zero at any precision.
   const CertifiedLogDet c = certified_log_det(a, bits);

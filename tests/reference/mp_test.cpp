@@ -2,22 +2,13 @@
 // functions against known determinants and against each other at 50 and 100
 // digits, and the lockstep MpReference against fresh mp references.
 //
-// Error vocabulary used by every tolerance below:
-// - u(d) = mp_epsilon(d) / 2 is the unit roundoff of the d-digit type.
-// - Every result is rounded once at the end (log|det| to long double, the
-//   rest to double). Boost's conversion is at least faithful (error below
-//   one ulp, and ulp(x) <= eps |x|), so two results whose exact values agree
-//   far below an ulp differ by at most eps (|x| + |y|).
-// - LU with partial pivoting is backward stable: the computed factors are
-//   exact for A + E with |E| <= gamma_N |L||U| (Higham, Thm 9.3), i.e.
-//   ||E||_1 <= kC N u ||A||_1, where kC = 16 covers the constant and the
-//   growth factor rho_N, which for the small (N <= 12) random matrices
-//   generated here stays far below its worst case 2^(N-1).
+// Every tolerance below is written in the error vocabulary of
+// reference_test_support.hpp (u(d), faithful final roundings, LU backward
+// error kC N u ||A||_1).
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include <Eigen/QR>
 #include <boost/multiprecision/cpp_bin_float.hpp>
 
 #include <algorithm>
@@ -28,83 +19,20 @@
 #include <vector>
 
 #include "reference/mp.hpp"
+#include "tests/reference/reference_test_support.hpp"
 
 namespace slaterlab::reference {
 namespace {
 
+using namespace slaterlab::testing;
 using Eigen::Index;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 
-constexpr double kC = 16.0;
-constexpr double kEpsD = std::numeric_limits<double>::epsilon();
-constexpr long double kEpsLd = std::numeric_limits<long double>::epsilon();
-// The truth for the lockstep checks: a fresh LU at 100 digits.
-constexpr int kTruthDigits = 100;
-
-double u(int digits) { return mp_epsilon(digits) / 2; }
-
-double norm_1(const MatrixXd& m) { return m.cwiseAbs().colwise().sum().maxCoeff(); }
-
-/// kappa_1(A) = ||A||_1 ||A^{-1}||_1, A^{-1} from a 100-digit LU: its relative
-/// error (kC N 1e-100 kappa) is irrelevant for a quantity used in bounds.
-double kappa_1(const MatrixXd& a) { return norm_1(a) * norm_1(mp_inverse(a, kTruthDigits)); }
-
-/// |log|det(A + E)| - log|det A|| = |log|det(I + A^{-1} E)|| <= sum_i |log|1 + lambda_i||
-/// over the N eigenvalues of A^{-1} E, each |lambda_i| <= ||A^{-1} E||_1 <= kC N u kappa_1;
-/// |log|1 + z|| <= 2 |z| for |z| <= 1/2. Hence 2 kC N^2 u kappa_1.
-long double lu_log_det_error(Index n, int digits, double kappa) {
-  return 2.0L * kC * n * n * u(digits) * kappa;
-}
-
-/// Each column of an LU-based inverse or solve is a backward-stable solve, so
-/// its forward error is at most kC N u kappa_1 times ||x||_1 (first order).
-double lu_solve_error(Index n, int digits, double kappa) { return kC * n * u(digits) * kappa; }
-
-/// The largest gap between two faithful roundings to long double of values
-/// that agree far below an ulp of x.
-long double two_ld_ulps(long double x) { return 2.0L * kEpsLd * std::fabs(x); }
-
 // --- generators (call inside properties only) --------------------------------
+// The matrix generators are in reference_test_support.hpp.
 
-// Entries are integers / 2^20: exact doubles in [-1, 1] that shrink toward 0.
-constexpr int kGrid = 1 << 20;
-
-MatrixXd draw_matrix(Index rows, Index cols) {
-  const auto v = *rc::gen::container<std::vector<int>>(static_cast<std::size_t>(rows * cols),
-                                                      rc::gen::inRange(-kGrid, kGrid + 1));
-  MatrixXd m(rows, cols);
-  for (Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<double>(v[i]) / kGrid;
-  return m;
-}
-
-VectorXd draw_vector(Index n) { return draw_matrix(n, 1).col(0); }
-
-/// Q of the Householder QR of a drawn matrix: random orthogonal, with either
-/// determinant sign. When entries shrink to 0 the reflectors vanish and Q -> I.
-MatrixXd draw_orthogonal(Index n) {
-  return Eigen::HouseholderQR<MatrixXd>(draw_matrix(n, n)).householderQ();
-}
-
-/// A = U diag(s) V^T with s_i = 10^(-t i / (N - 1)), t drawn in
-/// [0, max_log10_kappa]: 2-norm condition number 10^t (bounds use the kappa_1
-/// measured on the rounded double matrix, not this nominal value).
-MatrixXd draw_conditioned(Index n, double max_log10_kappa) {
-  const double t = *rc::gen::inRange(0, 101) / 100.0 * max_log10_kappa;
-  VectorXd s(n);
-  for (Index i = 0; i < n; ++i) s(i) = n == 1 ? 1.0 : std::pow(10.0, -t * i / (n - 1));
-  return draw_orthogonal(n) * s.asDiagonal() * draw_orthogonal(n).transpose();
-}
-
-/// A conditioned matrix with column j copied into column k != j: det = 0 exactly.
-MatrixXd draw_singular(Index n) {
-  MatrixXd a = draw_conditioned(n, 6);
-  const Index j = *rc::gen::inRange<Index>(0, n);
-  const Index k = (j + *rc::gen::inRange<Index>(1, n)) % n;
-  a.col(k) = a.col(j);
-  return a;
-}
-
+/// The two digit counts the reference supports.
 int draw_digits() { return *rc::gen::element(50, 100); }
 
 // --- free functions: known determinants -------------------------------------

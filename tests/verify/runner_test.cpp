@@ -167,5 +167,25 @@ TEST_F(Runner, ChecksNameTheStrategyAndTheMetric) {
   }
 }
 
+TEST_F(Runner, MetricsThatDoNotApplyAreNaNNotZero) {
+  const ResultsFile f = run(parse_study(R"(
+[[experiment]]
+n = 6
+moves = 12
+[[strategy]]
+name = "qr-givens"
+[[strategy]]
+name = "sm"
+)", "t"));
+  const auto& qr = f.experiments[0].strategies[0];
+  const auto& sm = f.experiments[0].strategies[1];
+  ASSERT_EQ(qr.info.name, "qr-givens");
+  EXPECT_TRUE(std::isnan(qr.summary->max_inverse_residual));
+  EXPECT_TRUE(std::isnan(qr.summary->final_inverse_divergence));
+  EXPECT_GT(qr.summary->max_qr_residual, 0.0);
+  EXPECT_TRUE(std::isnan(sm.summary->max_qr_residual));  // and the other way round
+  EXPECT_GT(sm.summary->max_inverse_residual, 0.0);
+}
+
 }  // namespace
 }  // namespace slaterlab
