@@ -180,7 +180,7 @@ void apply_override(toml::table& root, const std::string& assignment) {
     throw ConfigError("--set: unknown section '" + section + "'" +
                       suggestion_suffix(section, kRootKeys));
   }
-  if (section == "experiment" || section == "strategy") {
+  if (section == "experiment" || section == "strategy" || section == "vmc") {
     toml::array* array = root[section].as_array();
     if (!array || array->empty()) {
       throw ConfigError("--set " + path + ": the study has no [[" + section + "]] entries");

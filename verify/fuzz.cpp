@@ -78,10 +78,9 @@ std::vector<PropertyConfig> select_configs(const FuzzArgs& args) {
   for (const auto& s : args.strategies) {
     if (std::find(words.begin(), words.end(), s) != words.end()) continue;
     const std::string close = closest_match(s, words);
-    throw std::invalid_argument(
-        "unknown strategy '" + s + "'" +
-        (close.empty() ? suggestion_suffix(s, known_strategies())
-                       : " (did you mean '" + close + "'?)"));
+    throw std::invalid_argument("unknown strategy '" + s + "'" +
+                                (close.empty() ? suggestion_suffix(s, known_strategies())
+                                               : " (did you mean '" + close + "'?)"));
   }
   std::vector<PropertyConfig> chosen;
   for (const auto& c : all) {
@@ -98,11 +97,14 @@ std::vector<PropertyConfig> select_configs(const FuzzArgs& args) {
     std::string supported;
     for (const auto& s : args.strategies) {
       std::string list;
-      for (Precision p : supported_precisions(s)) list += (list.empty() ? "" : ", ") + std::string(to_string(p));
+      for (Precision p : supported_precisions(s))
+        list += (list.empty() ? "" : ", ") + std::string(to_string(p));
       if (!list.empty()) supported += fmt::format("; '{}' supports {}", s, list);
     }
-    throw std::invalid_argument("no strategy configuration matches the --strategy and "
-                                "--precision given" + supported);
+    throw std::invalid_argument(
+        "no strategy configuration matches the --strategy and "
+        "--precision given" +
+        supported);
   }
   return chosen;
 }
@@ -232,6 +234,20 @@ bool active(const RunContext& ctx, std::size_t config) {
   return std::find(r.begin(), r.end(), false) != r.end();
 }
 
+Clock::time_point after(double seconds) {
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+void add(CheckStats& total, const CheckStats& s) {
+  total.ratios += s.ratios;
+  total.ratios_checked += s.ratios_checked;
+  total.log_dets_checked += s.log_dets_checked;
+  total.residuals_checked += s.residuals_checked;
+  total.breakdowns_checked += s.breakdowns_checked;
+  total.vacuous += s.vacuous;
+}
+
 UpdaterOptions options_for(const PropertyConfig& c, const GeneratedCase& g) {
   UpdaterOptions o = c.options;
   o.recompute_every = g.recompute_every;
@@ -283,24 +299,15 @@ std::optional<Found> rapidcheck_run(RunContext& ctx, int resume) {
       CheckStats stats;
       for (std::size_t pi = 0; pi < ctx.selection.properties.size(); ++pi) {
         if (ctx.reported[ci][pi]) continue;
-        auto f = check_case(ctx.selection.properties[pi], c.name, options_for(c, g), g.kase,
-                            *trace, &stats);
+        auto f = check_case(ctx.selection.properties[pi], c.name, options_for(c, g), g.kase, *trace,
+                            &stats);
         if (f) {
-          found = Found{{ci, pi}, g, std::move(*f), index, 0,
-                        Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(ctx.shrink_seconds)),
-                        false};
+          found = Found{{ci, pi}, g, std::move(*f), index, 0, after(ctx.shrink_seconds), false};
           RC_FAIL(found->failure.message);
         }
       }
-      FuzzTally& t = ctx.tallies[ci];
-      ++t.cases;
-      t.stats.ratios += stats.ratios;
-      t.stats.ratios_checked += stats.ratios_checked;
-      t.stats.log_dets_checked += stats.log_dets_checked;
-      t.stats.residuals_checked += stats.residuals_checked;
-      t.stats.breakdowns_checked += stats.breakdowns_checked;
-      t.stats.vacuous += stats.vacuous;
+      ++ctx.tallies[ci].cases;
+      add(ctx.tallies[ci].stats, stats);
     }
   };
 
@@ -314,8 +321,7 @@ std::optional<Found> rapidcheck_run(RunContext& ctx, int resume) {
   // An explicit (empty) reproduce map: RapidCheck's global configuration
   // (RC_PARAMS) is never consulted, and it prints nothing.
   const std::unordered_map<std::string, rc::detail::Reproduce> no_reproduce;
-  const auto result =
-      rc::detail::checkTestable(property, metadata, params, listener, no_reproduce);
+  const auto result = rc::detail::checkTestable(property, metadata, params, listener, no_reproduce);
   if (result.template is<rc::detail::SuccessResult>()) return std::nullopt;
   if (!found) {  // RapidCheck itself failed (a generator threw): no case to keep
     std::ostringstream ss;
@@ -338,9 +344,10 @@ std::string utc_now() {
 
 std::string reproduce_command(const PropertyConfig& c, Property p, CaseMode mode,
                               std::uint64_t seed, int cases, int max_n) {
-  return fmt::format("slaterlab fuzz --strategy {} --property {} --workload {} --seed {} "
-                     "--cases {} --max-n {}",
-                     c.label, to_string(p), to_string(mode), seed, cases, max_n);
+  return fmt::format(
+      "slaterlab fuzz --strategy {} --property {} --workload {} --seed {} "
+      "--cases {} --max-n {}",
+      c.label, to_string(p), to_string(mode), seed, cases, max_n);
 }
 
 FuzzFailure record(const RunContext& ctx, const Found& found, const FuzzArgs& args) {
@@ -383,8 +390,9 @@ void print_failure(std::ostream& out, const FuzzFailure& f) {
 }
 
 void print_summary(std::ostream& out, const FuzzArgs& args, const FuzzReport& r) {
-  fmt::print(out, "\n| configuration | cases | ratios compared | log-dets compared | "
-                  "residuals compared | breakdown probes | failures |\n");
+  fmt::print(out,
+             "\n| configuration | cases | ratios compared | log-dets compared | "
+             "residuals compared | breakdown probes | failures |\n");
   fmt::print(out, "|---|---:|---:|---:|---:|---:|---:|\n");
   int cases = 0;
   for (const FuzzTally& t : r.tallies) {
@@ -393,10 +401,11 @@ void print_summary(std::ostream& out, const FuzzArgs& args, const FuzzReport& r)
                t.stats.ratios_checked, t.stats.ratios, t.stats.log_dets_checked,
                t.stats.residuals_checked, t.stats.breakdowns_checked, t.failures);
   }
-  fmt::print(out, "\nfuzz: {} configurations, {} case checks, {} failure{}; seed {}, {} "
-                  "batch{}, N <= {}, {:.1f} s\n",
-             r.tallies.size(), cases, r.failures.size(), r.failures.size() == 1 ? "" : "s",
-             r.seed, r.batches, r.batches == 1 ? "" : "es", args.max_n, r.seconds);
+  fmt::print(out,
+             "\nfuzz: {} configurations, {} case checks, {} failure{}; seed {}, {} "
+             "batch{}, N <= {}, {:.1f} s\n",
+             r.tallies.size(), cases, r.failures.size(), r.failures.size() == 1 ? "" : "s", r.seed,
+             r.batches, r.batches == 1 ? "" : "es", args.max_n, r.seconds);
 }
 
 // ---- corpus helpers ---------------------------------------------------------------------
@@ -423,8 +432,33 @@ T parse_number(const fs::path& path, const std::string& key, const std::string& 
   std::istringstream in(text);
   T value{};
   in >> value;
-  if (in.fail() || !in.eof()) bad_entry(path, "attribute '" + key + "' = '" + text + "' is not a number");
+  if (in.fail() || !in.eof()) {
+    bad_entry(path, "attribute '" + key + "' = '" + text + "' is not a number");
+  }
   return value;
+}
+
+/// Every selected pair of one storage class on one workload: after a failure,
+/// the same RapidCheck run again without the reported pair (the cases before
+/// the failing one passed every other pair already).
+void fuzz_group(RunContext& ctx, const FuzzArgs& args, FuzzReport& report,
+                std::ostream* progress_stream) {
+  int resume = 0;
+  while (std::any_of(ctx.group.configs.begin(), ctx.group.configs.end(),
+                     [&](std::size_t c) { return active(ctx, c); })) {
+    const auto found = rapidcheck_run(ctx, resume);
+    if (!found) return;
+    ctx.reported[found->lock.config][found->lock.property] = true;
+    ++ctx.tallies[found->lock.config].failures;
+    report.failures.push_back(record(ctx, *found, args));
+    if (progress_stream) {  // the details follow on stdout at the end
+      const FuzzFailure& f = report.failures.back();
+      ctx.progress.clear();
+      *progress_stream << fmt::format("FAILED {} {}: saved {}\n", f.config.label,
+                                      f.failure.property, f.file.string());
+    }
+    resume = found->case_index;
+  }
 }
 
 }  // namespace
@@ -435,18 +469,15 @@ FuzzReport run_fuzz(const FuzzArgs& args, std::ostream* progress_stream) {
   validate(args);
   const Selection sel = select(args);
   FuzzReport report;
-  report.seed = args.seed ? *args.seed : (std::uint64_t(std::random_device{}()) << 32) ^
-                                             std::random_device{}();
+  report.seed = args.seed ? *args.seed
+                          : (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
   for (const auto& c : sel.configs) report.tallies.push_back({c, 0, {}, 0});
   std::vector<std::vector<bool>> reported(sel.configs.size(),
                                           std::vector<bool>(sel.properties.size(), false));
   Progress progress(progress_stream);
   const auto start = Clock::now();
   std::optional<Clock::time_point> deadline;
-  if (args.seconds) {
-    deadline = start + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double>(*args.seconds));
-  }
+  if (args.seconds) deadline = after(*args.seconds);
   const int cases = args.cases ? *args.cases : args.seconds ? kFuzzBatchCases : kFuzzDefaultCases;
   if (progress_stream) {
     *progress_stream << fmt::format(
@@ -461,21 +492,20 @@ FuzzReport run_fuzz(const FuzzArgs& args, std::ostream* progress_stream) {
     report.batches = batch + 1;
     for (const Group& group : sel.groups) {
       for (CaseMode mode : sel.modes) {
-        RunContext ctx{sel,    group,     mode,     fuzz_limits(group.limits_precision, mode, args.max_n),
-                       report.seed + std::uint64_t(batch), batch, cases, deadline, args.shrink_seconds, reported,
-                       report.tallies, progress, start};
-        // After a failure, the same run again without the reported pair: the
-        // cases before the failing one passed every other pair already.
-        int resume = 0;
-        while (std::any_of(group.configs.begin(), group.configs.end(),
-                           [&](std::size_t c) { return active(ctx, c); })) {
-          const auto found = rapidcheck_run(ctx, resume);
-          if (!found) break;
-          reported[found->lock.config][found->lock.property] = true;
-          ++report.tallies[found->lock.config].failures;
-          report.failures.push_back(record(ctx, *found, args));
-          resume = found->case_index;
-        }
+        RunContext ctx{sel,
+                       group,
+                       mode,
+                       fuzz_limits(group.limits_precision, mode, args.max_n),
+                       report.seed + std::uint64_t(batch),
+                       batch,
+                       cases,
+                       deadline,
+                       args.shrink_seconds,
+                       reported,
+                       report.tallies,
+                       progress,
+                       start};
+        fuzz_group(ctx, args, report, progress_stream);
       }
     }
     if (!args.seconds) break;
@@ -494,8 +524,7 @@ int fuzz_command(const FuzzArgs& args, std::ostream& out, std::ostream* progress
 
 // ---- public: the corpus ----------------------------------------------------------------------
 
-std::string corpus_file_name(const std::string& label, const std::string& property,
-                             const Case& c) {
+std::string corpus_file_name(const std::string& label, const std::string& property, const Case& c) {
   std::string safe = label;
   for (char& ch : safe)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_') ch = '_';
@@ -533,7 +562,8 @@ void write_corpus_entry(const fs::path& path, const CorpusEntry& e) {
       {"created", utc_now()},
   };
   // Never a half-written entry under the final name.
-  const fs::path partial = path.parent_path() / fmt::format(".{}.partial", path.filename().string());
+  const fs::path partial =
+      path.parent_path() / fmt::format(".{}.partial", path.filename().string());
   write_replay(partial, data);
   std::error_code ec;
   fs::rename(partial, path, ec);
@@ -572,14 +602,17 @@ CorpusEntry read_corpus_entry(const fs::path& path) {
   }
   e.property = required("property");
   e.status = required("status");
-  if (auto v = get("recompute_every")) e.options.recompute_every = parse_number<int>(path, "recompute_every", *v);
+  if (auto v = get("recompute_every"))
+    e.options.recompute_every = parse_number<int>(path, "recompute_every", *v);
   if (auto v = get("breakdown")) e.options.breakdown = parse_number<double>(path, "breakdown", *v);
   if (auto v = get("k")) e.options.k = parse_number<int>(path, "k", *v);
   if (auto v = get("variant")) e.options.variant = *v;
   if (auto v = get("seed")) e.seed = parse_number<std::uint64_t>(path, "seed", *v);
   e.kase.probe_source = e.kase.n() > 1 ? 1 : 0;
-  if (auto v = get("probe_column")) e.kase.probe_column = parse_number<Eigen::Index>(path, "probe_column", *v);
-  if (auto v = get("probe_source")) e.kase.probe_source = parse_number<Eigen::Index>(path, "probe_source", *v);
+  if (auto v = get("probe_column"))
+    e.kase.probe_column = parse_number<Eigen::Index>(path, "probe_column", *v);
+  if (auto v = get("probe_source"))
+    e.kase.probe_source = parse_number<Eigen::Index>(path, "probe_source", *v);
   e.label = get("label").value_or("");
   e.message = get("message").value_or("");
   e.workload = get("workload").value_or("");

@@ -48,8 +48,8 @@
 
 namespace slaterlab {
 
-inline constexpr int kFuzzBatchCases = 5;       // cases per batch with --seconds
-inline constexpr int kFuzzDefaultCases = 20;    // without --cases or --seconds
+inline constexpr int kFuzzBatchCases = 5;     // cases per batch with --seconds
+inline constexpr int kFuzzDefaultCases = 20;  // without --cases or --seconds
 
 struct FuzzArgs {
   std::vector<std::string> strategies;  // names or labels; empty = every configuration
@@ -58,9 +58,9 @@ struct FuzzArgs {
   std::vector<std::string> workloads;   // empty = randsvd, adversarial
   std::optional<int> cases;
   std::optional<double> seconds;
-  std::optional<std::uint64_t> seed;    // empty = drawn from std::random_device
+  std::optional<std::uint64_t> seed;  // empty = drawn from std::random_device
   int max_n = 64;
-  double shrink_seconds = 20;           // per failure
+  double shrink_seconds = 20;  // per failure
   std::string corpus = "data/fuzz-corpus";
   bool quiet = false;
 };
@@ -77,11 +77,11 @@ struct FuzzFailure {
   PropertyConfig config;  // options.recompute_every = the counterexample's cadence
   PropertyFailure failure;
   GeneratedCase counterexample;
-  std::uint64_t seed = 0;  // the batch seed that reproduces it
-  int cases = 0;           // the batch's case count
-  int shrink_steps = 0;    // failing shrinks RapidCheck accepted
-  bool shrink_cut = false; // shrinking stopped at shrink_seconds (less shrunk than it could be)
-  std::string reproduce;   // the command line
+  std::uint64_t seed = 0;      // the batch seed that reproduces it
+  int cases = 0;               // the batch's case count
+  int shrink_steps = 0;        // failing shrinks RapidCheck accepted
+  bool shrink_cut = false;     // shrinking stopped at shrink_seconds (less shrunk than it could be)
+  std::string reproduce;       // the command line
   std::filesystem::path file;  // the corpus entry written
 };
 
@@ -106,15 +106,15 @@ int fuzz_command(const FuzzArgs& args, std::ostream& out, std::ostream* progress
 
 struct CorpusEntry {
   Case kase;
-  std::string strategy;     // factory name
-  UpdaterOptions options;   // precision, recompute_every, breakdown, k, variant
-  std::string label;        // the configuration's label (informational)
-  std::string property;     // to_string(Property)
-  std::string message;      // the failure when it was found
+  std::string strategy;        // factory name
+  UpdaterOptions options;      // precision, recompute_every, breakdown, k, variant
+  std::string label;           // the configuration's label (informational)
+  std::string property;        // to_string(Property)
+  std::string message;         // the failure when it was found
   std::string status = "new";  // "known-finding" | "fixed" | "new" | ...
   std::uint64_t seed = 0;
-  std::string workload;     // CaseMode it was generated with (informational)
-  std::string reproduce;    // the command that found it (informational)
+  std::string workload;   // CaseMode it was generated with (informational)
+  std::string reproduce;  // the command that found it (informational)
 };
 
 /// Writes the entry as a replay file with its attributes (via a temporary
@@ -132,7 +132,6 @@ CorpusEntry read_corpus_entry(const std::filesystem::path& path);
 std::vector<std::filesystem::path> corpus_files(const std::filesystem::path& dir);
 
 /// "<label>-<property>-<8 hex digits of the case's checksum>.h5".
-std::string corpus_file_name(const std::string& label, const std::string& property,
-                             const Case& c);
+std::string corpus_file_name(const std::string& label, const std::string& property, const Case& c);
 
 }  // namespace slaterlab

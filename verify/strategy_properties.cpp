@@ -77,7 +77,6 @@
 #include <fmt/ostream.h>
 
 #include <Eigen/Dense>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -115,10 +114,10 @@ struct MatrixInfo {
 
 struct OracleStep {
   Ld rho = 0;
-  double row_norm = 0;      // ||e_k^T A^{-1}||_2
-  double solve_norm = 0;    // ||A^{-1} a'||_2
-  double sensitivity = 0;   // row_norm * solve_norm / |rho|  (kappa_rho / ||A||_F)
-  MatrixInfo candidate;     // A with column k replaced (its log-det is not computed)
+  double row_norm = 0;     // ||e_k^T A^{-1}||_2
+  double solve_norm = 0;   // ||A^{-1} a'||_2
+  double sensitivity = 0;  // row_norm * solve_norm / |rho|  (kappa_rho / ||A||_F)
+  MatrixInfo candidate;    // A with column k replaced (its log-det is not computed)
 };
 
 }  // namespace
@@ -313,7 +312,8 @@ std::string state_difference(const Snapshot& x, const Snapshot& y) {
     return fmt::format("log|det| {} (sign {}) became {} (sign {})", x.log_det.log_abs,
                        x.log_det.sign, y.log_det.log_abs, y.log_det.sign);
   }
-  if (x.state.inverse.has_value() != y.state.inverse.has_value()) return "inverse appeared/vanished";
+  if (x.state.inverse.has_value() != y.state.inverse.has_value())
+    return "inverse appeared/vanished";
   if (x.state.inverse && !same_bits(*x.state.inverse, *y.state.inverse)) return "inverse changed";
   if (x.state.qr.has_value() != y.state.qr.has_value()) return "QR factors appeared/vanished";
   if (x.state.qr) {
@@ -370,8 +370,8 @@ std::optional<PropertyFailure> check_ratios(const std::string& name, const Updat
     const Ratio r = up->ratio(mv.electron, mv.column);
     ++stats.ratios;
     if (!std::isfinite(r.value)) {
-      return failure(p, fmt::format("move {} (k={}): ratio {} is not finite", i, mv.electron,
-                                    r.value));
+      return failure(
+          p, fmt::format("move {} (k={}): ratio {} is not finite", i, mv.electron, r.value));
     }
     const auto b = model.ratio_bound(o);
     if (b.valid) {
@@ -381,8 +381,8 @@ std::optional<PropertyFailure> check_ratios(const std::string& name, const Updat
         return failure(p, fmt::format("move {} (k={}, m={}): rho={:.17g} oracle={:.17g} "
                                       "rel.err={:.3e} > bound={:.3e} (kappa_max={:.3e}, "
                                       "eps_m={:.3e})",
-                                      i, mv.electron, model.m(), r.value, double(o.rho), err,
-                                      b.rel, b.kappa, model.eps_m()));
+                                      i, mv.electron, model.m(), r.value, double(o.rho), err, b.rel,
+                                      b.kappa, model.eps_m()));
       }
     }
     if (mv.accept) {
@@ -415,8 +415,8 @@ std::optional<PropertyFailure> check_log_det_and_residuals(const std::string& na
     if (!(err <= lb.rel)) {
       return failure(p, fmt::format("log|det| = {:.17g}, oracle {:.17g}: error {:.3e} > bound "
                                     "{:.3e} (m={}, kappa_max={:.3e})",
-                                    ld.log_abs, double(fin.log_det.log_abs), err, lb.rel,
-                                    model.m(), lb.kappa));
+                                    ld.log_abs, double(fin.log_det.log_abs), err, lb.rel, model.m(),
+                                    lb.kappa));
     }
     if (ld.sign != fin.log_det.sign) {
       return failure(p, fmt::format("sign(det) = {}, oracle {}", ld.sign, fin.log_det.sign));
@@ -482,10 +482,10 @@ std::optional<PropertyFailure> check_log_det_and_residuals(const std::string& na
     const double orthogonality = double((q.transpose() * q - MatrixLd::Identity(n, n)).norm());
     ++stats.residuals_checked;
     if (!(qr_residual <= eps_m * model.norm_max()) || !(orthogonality <= eps_m)) {
-      return failure(p, fmt::format("||Q R - A P||_F = {:.3e} (bound {:.3e}), ||Q^T Q - I||_F = "
-                                    "{:.3e} (bound {:.3e}); m = {}",
-                                    qr_residual, eps_m * model.norm_max(), orthogonality, eps_m,
-                                    model.m()));
+      return failure(
+          p, fmt::format("||Q R - A P||_F = {:.3e} (bound {:.3e}), ||Q^T Q - I||_F = "
+                         "{:.3e} (bound {:.3e}); m = {}",
+                         qr_residual, eps_m * model.norm_max(), orthogonality, eps_m, model.m()));
     }
   }
   return std::nullopt;
@@ -626,16 +626,18 @@ std::optional<PropertyFailure> check_near_singular(const std::string& name,
 void validate(const Case& c) {
   const Eigen::Index n = c.n();
   if (n < 1 || c.initial.cols() != n) {
-    throw std::invalid_argument(fmt::format("case: the initial matrix must be N x N with N >= 1, "
-                                            "got {} x {}",
-                                            c.initial.rows(), c.initial.cols()));
+    throw std::invalid_argument(
+        fmt::format("case: the initial matrix must be N x N with N >= 1, "
+                    "got {} x {}",
+                    c.initial.rows(), c.initial.cols()));
   }
   for (std::size_t i = 0; i < c.moves.size(); ++i) {
     const CaseMove& mv = c.moves[i];
     if (mv.electron < 0 || mv.electron >= n || mv.column.size() != n) {
-      throw std::invalid_argument(fmt::format("case: move {} has electron {} and a column of {} "
-                                              "entries (N = {})",
-                                              i, mv.electron, mv.column.size(), n));
+      throw std::invalid_argument(
+          fmt::format("case: move {} has electron {} and a column of {} "
+                      "entries (N = {})",
+                      i, mv.electron, mv.column.size(), n));
     }
   }
 }
@@ -646,9 +648,10 @@ void validate_probe(const Case& c) {
   const Eigen::Index n = c.n();
   if (c.probe_column < 0 || c.probe_column >= n || c.probe_source < 0 || c.probe_source >= n ||
       (n > 1 && c.probe_source == c.probe_column)) {
-    throw std::invalid_argument(fmt::format("case: probe columns {} / {} are not two distinct "
-                                            "columns of 0..{}",
-                                            c.probe_column, c.probe_source, n - 1));
+    throw std::invalid_argument(
+        fmt::format("case: probe columns {} / {} are not two distinct "
+                    "columns of 0..{}",
+                    c.probe_column, c.probe_source, n - 1));
   }
 }
 
@@ -657,8 +660,8 @@ void validate_probe(const Case& c) {
 // ---- public: cases and properties ---------------------------------------------------
 
 std::size_t Case::accepted() const {
-  return std::size_t(std::count_if(moves.begin(), moves.end(),
-                                    [](const CaseMove& m) { return m.accept; }));
+  return std::size_t(
+      std::count_if(moves.begin(), moves.end(), [](const CaseMove& m) { return m.accept; }));
 }
 
 const std::vector<Property>& all_properties() {
@@ -670,10 +673,14 @@ const std::vector<Property>& all_properties() {
 
 std::string_view to_string(Property p) {
   switch (p) {
-    case Property::ratios_match_oracle: return "RatiosMatchOracle";
-    case Property::log_det_and_residuals_match_oracle: return "LogDetAndResidualsMatchOracle";
-    case Property::reject_leaves_state_unchanged: return "RejectLeavesStateUnchanged";
-    case Property::near_singular_is_breakdown: return "NearSingularIsBreakdown";
+    case Property::ratios_match_oracle:
+      return "RatiosMatchOracle";
+    case Property::log_det_and_residuals_match_oracle:
+      return "LogDetAndResidualsMatchOracle";
+    case Property::reject_leaves_state_unchanged:
+      return "RejectLeavesStateUnchanged";
+    case Property::near_singular_is_breakdown:
+      return "NearSingularIsBreakdown";
   }
   return "?";
 }
@@ -719,10 +726,12 @@ std::optional<PropertyFailure> check_case(Property property, const std::string& 
   CheckStats& s = stats ? *stats : local;
   try {
     switch (property) {
-      case Property::ratios_match_oracle: return check_ratios(strategy, options, c, trace, s);
+      case Property::ratios_match_oracle:
+        return check_ratios(strategy, options, c, trace, s);
       case Property::log_det_and_residuals_match_oracle:
         return check_log_det_and_residuals(strategy, options, c, trace, s);
-      case Property::reject_leaves_state_unchanged: return check_reject(strategy, options, c);
+      case Property::reject_leaves_state_unchanged:
+        return check_reject(strategy, options, c);
       case Property::near_singular_is_breakdown:
         return check_near_singular(strategy, options, c, trace, s);
     }
@@ -741,8 +750,7 @@ std::optional<PropertyFailure> check_case(Property property, const std::string& 
 }
 
 std::optional<PropertyFailure> check_all(const std::string& strategy, const UpdaterOptions& options,
-                                         const Case& c, const CaseTrace& trace,
-                                         CheckStats* stats) {
+                                         const Case& c, const CaseTrace& trace, CheckStats* stats) {
   for (Property p : all_properties())
     if (auto f = check_case(p, strategy, options, c, trace, stats)) return f;
   return std::nullopt;
@@ -800,9 +808,7 @@ namespace {
 
 /// log(eps_s) / log(eps_d): the fraction of double's digits a storage
 /// precision has (0.46 for float).
-double digit_fraction(Precision p) {
-  return std::log(storage_epsilon(p)) / std::log(kEpsD);
-}
+double digit_fraction(Precision p) { return std::log(storage_epsilon(p)) / std::log(kEpsD); }
 
 Eigen::MatrixXd haar(Eigen::Index n, std::mt19937_64& rng) {
   std::normal_distribution<double> normal;
@@ -899,8 +905,7 @@ GeneratedCase generate_randsvd(const CaseLimits& lim) {
   RandsvdRecipe r;
   r.n = n;
   r.seed = *rc::gen::arbitrary<std::uint64_t>();
-  r.electrons =
-      *rc::gen::container<std::vector<int>>(std::size_t(length), rc::gen::inRange(0, n));
+  r.electrons = *rc::gen::container<std::vector<int>>(std::size_t(length), rc::gen::inRange(0, n));
   r.accepts = pick_accepts(length, lim.all_accepted);
   r.log10_kappa = lim.max_log10_kappa * kappa_steps / 80.0;
   GeneratedCase g{build_randsvd_case(r), recompute_every, CaseMode::randsvd,
@@ -984,8 +989,8 @@ Case build_randsvd_case(const RandsvdRecipe& rec) {
     const double t = i == 0 ? 0.0 : i == n - 1 ? 1.0 : uniform(rng);
     sigma(i) = std::pow(10.0, -rec.log10_kappa * t);
   }
-  const double scale =
-      std::ldexp(1.0, int(std::floor(uniform(rng) * 17)) - 8) * rec.scaled + (rec.scaled ? 0.0 : 1.0);
+  const double scale = std::ldexp(1.0, int(std::floor(uniform(rng) * 17)) - 8) * rec.scaled +
+                       (rec.scaled ? 0.0 : 1.0);
   const Eigen::MatrixXd us = scale * u * sigma.asDiagonal();
 
   Case c;

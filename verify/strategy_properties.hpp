@@ -30,7 +30,6 @@
 #include <rapidcheck.h>
 
 #include <Eigen/Core>
-
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
@@ -94,12 +93,12 @@ struct PropertyFailure {
 
 /// How much a check actually compared (accumulated: += over calls).
 struct CheckStats {
-  int ratios = 0;             // ratios computed
-  int ratios_checked = 0;     // ... inside the first-order regime (compared)
-  int log_dets_checked = 0;   // final log|det| compared
-  int residuals_checked = 0;  // inverse residuals compared
-  int breakdowns_checked = 0; // near-singular probes run (precondition held)
-  int vacuous = 0;            // checks whose precondition failed (nothing asserted)
+  int ratios = 0;              // ratios computed
+  int ratios_checked = 0;      // ... inside the first-order regime (compared)
+  int log_dets_checked = 0;    // final log|det| compared
+  int residuals_checked = 0;   // inverse residuals compared
+  int breakdowns_checked = 0;  // near-singular probes run (precondition held)
+  int vacuous = 0;             // checks whose precondition failed (nothing asserted)
 };
 
 /// The long-double oracle's view of a case: exact ratios, conditioning and
@@ -158,7 +157,7 @@ struct CaseLimits {
   double max_log10_inv_eta = 10;  // adversarial: log10(1/eta) in [0, this]
   int length_per_n = 3;           // sequence length in [0, length_per_n * N]
   bool all_accepted = false;
-  bool recompute = true;          // pick a recompute cadence in [0, N]
+  bool recompute = true;  // pick a recompute cadence in [0, N]
 };
 
 /// The unit suite's limits for a storage precision: N <= 16, length <= 3N,
@@ -178,8 +177,8 @@ struct GeneratedCase {
   Case kase;
   int recompute_every = 0;  // the cadence to run it with (UpdaterOptions)
   CaseMode mode = CaseMode::randsvd;
-  double log10_kappa = 0;   // randsvd: of the initial matrix
-  double log10_inv_eta = 0; // adversarial
+  double log10_kappa = 0;    // randsvd: of the initial matrix
+  double log10_inv_eta = 0;  // adversarial
 };
 /// A summary (N, moves, accepts, conditioning, cadence), not the matrices.
 std::ostream& operator<<(std::ostream& os, const GeneratedCase& g);

@@ -78,6 +78,12 @@ TEST(Config, OverridesApplyToEveryEntry) {
   EXPECT_EQ(s.reference.digits, 100);
 }
 
+TEST(Config, OverridesReachVmcRuns) {
+  const StudyConfig s = parse_study("[[vmc]]\nn = [4, 10]\n", "t", {"vmc.sweeps=10"});
+  ASSERT_EQ(s.vmc.size(), 2u);
+  for (const auto& v : s.vmc) EXPECT_EQ(v.sweeps, 10);
+}
+
 TEST(Config, ResolvedTomlParsesBackToTheSameStudy) {
   const StudyConfig s = parse_study(kMinimal, "t", {"experiment.n=[4, 6]"});
   const StudyConfig again = parse_study(s.resolved_toml, "resolved");
