@@ -28,9 +28,10 @@
 //   without that pair (the cases before the failing one are not checked
 //   again), and a reported pair is not checked in later batches either.
 // - Deterministic given its arguments and the seed (generation, checks and
-//   shrinking), except that --seconds decides how many batches run.
+//   shrinking), except that --seconds decides how many batches run and the
+//   shrink budget may stop shrinking early (the report says so).
 //
-// Corpus entry: a replay file (replay_schema_version 1, docs/replay-schema.md)
+// Corpus entry: a replay file (replay_schema_version 1, README "Replay files")
 // with moves/accept, whose string root attributes name the strategy, its
 // options, the property, the failure message, the seed and a status
 // ("known-finding": a known, unfixed violation the suite expects to still

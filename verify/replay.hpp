@@ -3,7 +3,7 @@
 // sequence a QMC code dumped to HDF5, so that slaterlab judges every update
 // strategy on exactly that data (workload kind "replay").
 //
-// File schema (replay_schema_version 1, docs/replay-schema.md):
+// File schema (replay_schema_version 1, README "Replay files"):
 //   root attributes  replay_schema_version = 1 (integer),
 //                    layout = "row-major" | "column-major" (string),
 //                    anything else: metadata, kept as text (code, system, ...)

@@ -80,7 +80,7 @@
 //   matrix is exactly singular. Note that LU in floating point generally
 //   meets a pivot of order eps ||A|| rather than an exact 0.
 // - replay: the initial matrix and the moves of a user's HDF5 file, in order
-//   (verify/replay.hpp; schema in docs/replay-schema.md). n must equal the
+//   (verify/replay.hpp; schema in README "Replay files"). n must equal the
 //   file's N; the other parameters are not used. Moves may carry the
 //   recorded decision (Move::accept, Move::uniform).
 
