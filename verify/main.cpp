@@ -148,7 +148,7 @@ int main_impl(int argc, char** argv) {
   RegressArgs regress;
   CLI::App* regress_cmd = app.add_subcommand(
       "regress", "Run a study and compare it with a baseline results file; exit 1 on an accuracy "
-                 "regression (README "Nightly accuracy regression")");
+                 "regression (README: Nightly accuracy regression)");
   regress_cmd->add_option("experiment", regress.experiment, "Experiment TOML file")->required();
   regress_cmd->add_option("--baseline", regress.baseline, "Baseline HDF5 results file")->required();
   regress_cmd->add_option("--junit", regress.junit, "Also write a JUnit XML report");

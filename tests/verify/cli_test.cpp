@@ -1,57 +1,20 @@
 // End-to-end tests of the `slaterlab` command line as a user meets it: each
 // bad input gives one clear line naming the problem, exit code 2 and no
 // output file; a check failure gives exit code 1; --help works everywhere.
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
+
+#include "scratch_test.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using slaterlab::testing::CommandResult;
+using Result = CommandResult;
 
-struct Result {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-class Cli : public ::testing::Test {
+class Cli : public slaterlab::testing::ScratchTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("slaterlab_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name)) << text;
-    return path(name);
-  }
-
-  Result run(const std::string& args) const {
-    const std::string out = path("stdout.txt"), err = path("stderr.txt");
-    const std::string command =
-        std::string(SLATERLAB_BINARY) + " " + args + " >" + out + " 2>" + err + " </dev/null";
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-  }
-
-  static std::string slurp(const std::string& file) {
-    std::ifstream in(file);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-
   /// Asserts the documented bad-input behaviour and that `needle` is named.
   void expect_bad_input(const Result& r, const std::string& needle, const std::string& output) {
     EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -69,8 +32,6 @@ class Cli : public ::testing::Test {
            "\n[[experiment]]\nworkload = \"gaussian\"\nn = 6\nmoves = 12\ncheckpoint_every = 4\n" +
            extra_experiment + "\n[[strategy]]\nname = \"sm\"\nprecision = [\"float\", \"double\"]\n";
   }
-
-  fs::path dir_;
 };
 
 TEST_F(Cli, HelpAndVersionExitZero) {
