@@ -3,6 +3,8 @@
 // VMC energy plot only when the file has VMC runs, and bad input as one line
 // with exit code 2.
 #include <gtest/gtest.h>
+
+#include "scratch_test.hpp"
 #include <hdf5.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,21 +24,14 @@ namespace fs = std::filesystem;
 
 const std::string kScript = std::string(SLATERLAB_SOURCE_DIR) + "/scripts/plot.py";
 
-class Plot : public ::testing::Test {
+class Plot : public slaterlab::testing::ScratchTest {
  protected:
   void SetUp() override {
     if (std::system("/usr/bin/python3 -c 'import h5py, numpy, matplotlib' >/dev/null 2>&1") != 0) {
       GTEST_SKIP() << "/usr/bin/python3 has no h5py/numpy/matplotlib";
     }
-    dir_ = fs::temp_directory_path() /
-           ("slaterlab_plot_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    ScratchTest::SetUp();
   }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
   /// Two experiments; an inverse strategy and a QR one (no inverse residual).
   std::string results() const {
@@ -76,7 +71,6 @@ name = "qr-givens"
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
   }
 
-  fs::path dir_;
 };
 
 /// Width in pixels from a PNG's IHDR chunk, 0 if the file is not a PNG.

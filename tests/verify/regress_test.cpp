@@ -7,6 +7,8 @@
 #include "verify/regress.hpp"
 
 #include <gtest/gtest.h>
+
+#include "scratch_test.hpp"
 #include <hdf5.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -523,30 +525,11 @@ std::string classname(std::string name) {
   return name;
 }
 
-class RegressRun : public ::testing::Test {
+class RegressRun : public slaterlab::testing::ScratchTest {
  protected:
   void SetUp() override {
     ASSERT_TRUE(kRegistered);
-    dir_ = fs::temp_directory_path() /
-           ("slaterlab_regress_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name)) << text;
-    return path(name);
-  }
-
-  static std::string slurp(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
+    ScratchTest::SetUp();
   }
 
   /// regress_command as main() runs it: bad input (an exception) is exit 2.
@@ -582,7 +565,6 @@ class RegressRun : public ::testing::Test {
     ASSERT_TRUE(fs::exists(a.baseline));
   }
 
-  fs::path dir_;
 };
 
 TEST_F(RegressRun, IdenticalRunPassesAndLeavesNoTemporaryFile) {
@@ -774,25 +756,12 @@ TEST_F(RegressRun, BadInputWritesNothing) {
 
 // ---- the command line -----------------------------------------------------------
 
-struct Cli {
-  int code;
-  std::string out, err;
-};
-
-class RegressCli : public RegressRun {
- protected:
-  Cli run(const std::string& arguments) const {
-    const std::string out = path("stdout.txt"), err = path("stderr.txt");
-    const std::string command =
-        std::string(SLATERLAB_BINARY) + " " + arguments + " >" + out + " 2>" + err + " </dev/null";
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-  }
-};
+using Cli = slaterlab::testing::CommandResult;
+using RegressCli = RegressRun;
 
 TEST_F(RegressCli, HelpExitsZero) {
   const Cli c = run("regress --help");
-  EXPECT_EQ(c.code, 0);
+  EXPECT_EQ(c.exit_code, 0);
   for (const char* option :
        {"--baseline", "--junit", "--summary", "--update-baseline", "--factor", "--set", "-o"}) {
     EXPECT_NE(c.out.find(option), std::string::npos) << option;
@@ -817,17 +786,17 @@ recompute_every = 16
 )");
   const std::string baseline = path("nightly.h5");
   Cli c = run("regress " + toml + " --baseline " + baseline + " --update-baseline");
-  ASSERT_EQ(c.code, 0) << c.err;
+  ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_NE(c.err.find("created baseline " + baseline), std::string::npos) << c.err;
   EXPECT_NE(c.out.find("sm-double"), std::string::npos) << "the results table on stdout";
 
   c = run("regress " + toml + " --baseline " + baseline + " --junit " + path("r.xml"));
-  EXPECT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(c.exit_code, 0) << c.err;
 
   c = run("regress " + toml + " --baseline " + baseline +
           " --set strategy.recompute_every=0 --set strategy.precision=float -q --junit " +
           path("r.xml") + " --summary " + path("s.md"));
-  EXPECT_EQ(c.code, 1) << c.err;
+  EXPECT_EQ(c.exit_code, 1) << c.err;
   EXPECT_NE(c.err.find("REGRESSION: randsvd-n16-kappa10000 / sm-double: max_ratio_error "),
             std::string::npos)
       << c.err;
@@ -842,7 +811,7 @@ recompute_every = 16
 TEST_F(RegressCli, MissingBaselineIsBadInput) {
   const Cli c = run("regress " + write("s.toml", study("sm")) + " --baseline " + path("none.h5") +
                     " --junit " + path("r.xml"));
-  EXPECT_EQ(c.code, 2);
+  EXPECT_EQ(c.exit_code, 2);
   EXPECT_EQ(c.err.rfind("slaterlab: error: cannot read baseline", 0), 0u) << c.err;
   EXPECT_EQ(std::count(c.err.begin(), c.err.end(), '\n'), 1) << c.err;
   EXPECT_FALSE(fs::exists(path("r.xml")));

@@ -6,6 +6,8 @@
 #include "verify/replay.hpp"
 
 #include <gtest/gtest.h>
+
+#include "scratch_test.hpp"
 #include <hdf5.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,31 +39,8 @@ ReplayData example(Eigen::Index n = 6, Eigen::Index m = 10, std::uint64_t seed =
   return d;
 }
 
-class Replay : public ::testing::Test {
+class Replay : public slaterlab::testing::ScratchTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("slaterlab_replay_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name)) << text;
-    return path(name);
-  }
-
-  static std::string slurp(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-
   /// A study replaying `file` with sm in double (file relative to the TOML).
   std::string study(const std::string& file, const std::string& extra = "") const {
     return write("replay.toml",
@@ -78,19 +57,8 @@ class Replay : public ::testing::Test {
     return read_results(out);
   }
 
-  struct Cli {
-    int code;
-    std::string out, err;
-  };
-  Cli cli(const std::string& arguments) const {
-    const std::string out = path("stdout.txt"), err = path("stderr.txt");
-    const std::string command =
-        std::string(SLATERLAB_BINARY) + " " + arguments + " >" + out + " 2>" + err + " </dev/null";
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-  }
-
-  fs::path dir_;
+  using Cli = slaterlab::testing::CommandResult;
+  Cli cli(const std::string& arguments) const { return ScratchTest::run(arguments); }
 };
 
 /// dataset[r][c] of a 2-D float64 dataset, read with the plain HDF5 API.
@@ -314,7 +282,7 @@ TEST_F(Replay, EveryBadFileIsRejectedByTheCommandLineWithExitTwo) {
     bad.spoil(path("bad.h5"));
     const std::string out = path("out.h5");
     const Cli c = cli("run " + study("bad.h5") + " -o " + out);
-    EXPECT_EQ(c.code, 2) << c.err;
+    EXPECT_EQ(c.exit_code, 2) << c.err;
     EXPECT_EQ(c.err.rfind("slaterlab: error: ", 0), 0u) << c.err;
     EXPECT_EQ(std::count(c.err.begin(), c.err.end(), '\n'), 1) << c.err;
     EXPECT_NE(c.err.find("replay file " + path("bad.h5")), std::string::npos) << c.err;
@@ -323,7 +291,7 @@ TEST_F(Replay, EveryBadFileIsRejectedByTheCommandLineWithExitTwo) {
     EXPECT_FALSE(fs::exists(out + ".partial"));
   }
   const Cli c = cli("run " + study("no-such.h5") + " -o " + path("out.h5"));
-  EXPECT_EQ(c.code, 2);
+  EXPECT_EQ(c.exit_code, 2);
   EXPECT_NE(c.err.find("replay file " + path("no-such.h5") + ": no such file"), std::string::npos)
       << c.err;
 }
@@ -360,7 +328,7 @@ TEST_F(Replay, ExampleScriptWritesAFileThatReplaysThroughTheCommandLine) {
   // reading would replace rows instead of columns and decide otherwise.
   delete_link(file, "moves/accept");
   const Cli c = cli("run " + study("replay.h5") + " -q -o " + path("r.h5"));
-  ASSERT_EQ(c.code, 0) << c.err;
+  ASSERT_EQ(c.exit_code, 0) << c.err;
   const ResultsFile r = read_results(path("r.h5"));
   ASSERT_EQ(r.experiments.size(), 1u);
   EXPECT_EQ(r.experiments[0].info.workload, "replay");
@@ -374,7 +342,7 @@ TEST_F(Replay, ExampleScriptWritesAFileThatReplaysThroughTheCommandLine) {
                             .c_str()),
             0);
   EXPECT_EQ(read_replay(path("cm.h5")).initial, d.initial);
-  EXPECT_EQ(cli("run " + study("cm.h5") + " -q -o " + path("cm-r.h5")).code, 0);
+  EXPECT_EQ(cli("run " + study("cm.h5") + " -q -o " + path("cm-r.h5")).exit_code, 0);
   const ResultsFile cm = read_results(path("cm-r.h5"));
   ASSERT_EQ(cm.experiments[0].reference.size(), r.experiments[0].reference.size());
   for (std::size_t i = 0; i < cm.experiments[0].reference.size(); ++i) {
