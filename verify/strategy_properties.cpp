@@ -970,11 +970,13 @@ std::ostream& operator<<(std::ostream& os, const GeneratedCase& g) {
             << "<-" << g.kase.probe_source;
 }
 
+GeneratedCase pick_case(const CaseLimits& limits) {
+  return limits.mode == CaseMode::randsvd ? generate_randsvd(limits)
+                                          : generate_adversarial(limits);
+}
+
 rc::Gen<GeneratedCase> gen_case(const CaseLimits& limits) {
-  return rc::gen::exec([limits] {
-    return limits.mode == CaseMode::randsvd ? generate_randsvd(limits)
-                                            : generate_adversarial(limits);
-  });
+  return rc::gen::exec([limits] { return pick_case(limits); });
 }
 
 Case build_randsvd_case(const RandsvdRecipe& rec) {

@@ -184,6 +184,10 @@ struct GeneratedCase {
 std::ostream& operator<<(std::ostream& os, const GeneratedCase& g);
 
 rc::Gen<GeneratedCase> gen_case(const CaseLimits& limits);
+/// The same picks made directly in the calling property (only valid inside
+/// one), in the same order: a property that picks its case this way draws
+/// exactly what inline picks of its own would draw from a given seed.
+GeneratedCase pick_case(const CaseLimits& limits);
 
 /// The randsvd generator's deterministic part: the case made from the shape
 /// picked by RapidCheck and a seed for the bulk values (mt19937_64). With
