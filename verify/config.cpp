@@ -30,7 +30,8 @@ const std::vector<std::string> kChecksKeys = {"sign_agreement", "max_ratio_error
 const std::vector<std::string> kExperimentKeys = {
     "name",  "workload",       "n",          "moves",          "sweeps", "checkpoint_every",
     "seed",  "acceptance",     "acceptance_rate", "electron_order", "kappa", "mode",
-    "delta", "eta",            "chain",          "hold",            "singular", "file"};
+    "delta", "eta",            "chain",          "hold",            "singular", "file",
+    "alpha"};
 const std::vector<std::string> kVmcKeys = {
     "name",      "n",       "alpha",   "omega",           "orbitals",  "grid",
     "scheme",    "step",    "target_acceptance", "strategy", "precision", "k",
@@ -241,6 +242,7 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
   w.mode = get_string(t, "mode", w.mode, where);
   w.delta = get_double(t, "delta", w.delta, where);
   w.eta = get_double(t, "eta", w.eta, where);
+  w.alpha = get_double(t, "alpha", w.alpha, where);
   w.chain = get_int(t, "chain", w.chain, where);
   w.hold = get_int(t, "hold", w.hold, where);
   w.singular = get_bool(t, "singular", w.singular, where);
@@ -404,7 +406,7 @@ toml::table resolved(const StudyConfig& s) {
         {"seed", std::int64_t(w.seed)}, {"acceptance", e.acceptance},
         {"acceptance_rate", e.acceptance_rate}, {"electron_order", w.electron_order},
         {"kappa", w.kappa}, {"mode", w.mode}, {"delta", w.delta}, {"eta", w.eta},
-        {"chain", std::int64_t(w.chain)}, {"hold", std::int64_t(w.hold)},
+        {"chain", std::int64_t(w.chain)}, {"hold", std::int64_t(w.hold)}, {"alpha", w.alpha},
         {"singular", w.singular}};
     if (!w.file.empty()) entry.insert("file", w.file);
     experiments.push_back(std::move(entry));

@@ -11,6 +11,7 @@
 #include <Eigen/Householder>
 #include <Eigen/QR>
 
+#include "strategies/orbitals/harmonic_oscillator.hpp"
 #include "verify/replay.hpp"
 
 namespace slaterlab {
@@ -22,7 +23,8 @@ constexpr std::uint64_t kInitialStream = kWorkloadStreams + 0;
 constexpr std::uint64_t kColumnStream = kWorkloadStreams + 1;
 constexpr std::uint64_t kOrderStream = kWorkloadStreams + 2;
 
-const std::vector<std::string> kKinds = {"gaussian", "randsvd", "small-step", "adversarial"};
+const std::vector<std::string> kKinds = {"gaussian", "randsvd", "small-step", "adversarial",
+                                          "slater"};
 const std::vector<std::string> kModes = {"geometric", "arithmetic", "clustered-small",
                                          "clustered-large"};
 const std::vector<std::string> kOrders = {"sweep", "random"};
@@ -78,6 +80,7 @@ void validate(const WorkloadSpec& s) {
   check_mode(s.mode);
   check_positive_finite("delta", s.delta);
   check_positive_finite("eta", s.eta);
+  check_positive_finite("alpha", s.alpha);
   if (s.chain < 1) bad("chain must be >= 1, got " + std::to_string(s.chain));
   if (s.hold < 0) bad("hold must be >= 0, got " + std::to_string(s.hold));
   if (s.kind == "adversarial") {
@@ -294,6 +297,53 @@ class AdversarialWorkload final : public WorkloadBase {
   std::vector<Eigen::Index> hold_;   // columns moved while collapsed
 };
 
+/// Slater matrices of the lowest N harmonic-oscillator orbitals of
+/// frequency alpha at walker positions: A(i, j) = phi_i(r_j). A move
+/// displaces electron k by delta * g (g ~ N(0, I_3)); the new column is
+/// phi(r_k'). Whether the previous proposal was accepted is read off the
+/// current matrix: its column k is then bit-for-bit the proposed column
+/// (columns are carried exactly), and the walker moves there.
+class SlaterWorkload final : public WorkloadBase {
+ public:
+  explicit SlaterWorkload(const WorkloadSpec& spec)
+      : WorkloadBase(spec), orbitals_(spec.n, spec.alpha) {}
+
+ protected:
+  Eigen::MatrixXd make_initial() override {
+    positions_.resize(3, spec_.n);
+    const double width = 1.0 / std::sqrt(spec_.alpha);  // the ground state's spread
+    for (Eigen::Index j = 0; j < spec_.n; ++j)
+      for (int d = 0; d < 3; ++d) positions_(d, j) = width * initial_rng_.normal();
+    Eigen::MatrixXd a;
+    orbitals_.evaluate_values(positions_, a);
+    return a;
+  }
+
+  Move make_move(const Eigen::MatrixXd& current) override {
+    if (pending_ && current.col(pending_->k) == pending_->column) {
+      positions_.col(pending_->k) = pending_position_;
+    }
+    const Eigen::Index k = next_electron();
+    pending_position_ = positions_.col(k);
+    for (int d = 0; d < 3; ++d) pending_position_(d) += spec_.delta * column_rng_.normal();
+    Eigen::MatrixXd column;
+    orbitals_.evaluate_values(pending_position_, column);
+    pending_ = Move{k, column.col(0)};
+    return *pending_;
+  }
+
+  std::vector<std::pair<std::string, std::string>> kind_parameters() const override {
+    return {{"alpha", to_text(spec_.alpha)}, {"delta", to_text(spec_.delta)},
+            {"orbitals", "analytic harmonic oscillator"}};
+  }
+
+ private:
+  HarmonicOscillatorOrbitals orbitals_;
+  Eigen::Matrix3Xd positions_;
+  Eigen::Vector3d pending_position_;
+  std::optional<Move> pending_;
+};
+
 }  // namespace
 
 std::vector<std::string> known_workloads() { return kKinds; }
@@ -306,6 +356,7 @@ std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec) {
   if (spec.kind == "gaussian") return std::make_unique<GaussianWorkload>(spec);
   if (spec.kind == "randsvd") return std::make_unique<RandsvdWorkload>(spec);
   if (spec.kind == "small-step") return std::make_unique<SmallStepWorkload>(spec);
+  if (spec.kind == "slater") return std::make_unique<SlaterWorkload>(spec);
   return std::make_unique<AdversarialWorkload>(spec);
 }
 

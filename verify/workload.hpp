@@ -137,6 +137,7 @@ struct WorkloadSpec {
   double eta = 1e-6;                    // adversarial: relative perturbation, finite, > 0
   Eigen::Index chain = 2;               // adversarial: columns collapsed per cycle, >= 1
   Eigen::Index hold = 2;                // adversarial: moves made while collapsed, >= 0
+  double alpha = 1.0;                   // slater: frequency of the HO orbitals, finite, > 0
   bool singular = false;                // exactly singular initial matrix
   std::string file;                     // replay: the HDF5 file (verify/replay.hpp)
 };

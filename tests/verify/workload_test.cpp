@@ -69,7 +69,8 @@ double ratio_minus_one(const Eigen::MatrixXd& a, const Move& m) {
 
 TEST(WorkloadFactory, KnownKindsBuildAndDescribeThemselves) {
   EXPECT_EQ(known_workloads(),
-            (std::vector<std::string>{"gaussian", "randsvd", "small-step", "adversarial"}));
+            (std::vector<std::string>{"gaussian", "randsvd", "small-step", "adversarial",
+                                      "slater"}));
   for (const auto& kind : known_workloads()) {
     auto w = make_workload(spec(kind, 6, 1));
     EXPECT_EQ(w->name(), kind);
@@ -83,9 +84,34 @@ TEST(WorkloadFactory, KnownKindsBuildAndDescribeThemselves) {
     const bool kind_keys = kind == "randsvd"      ? has("kappa") && has("mode")
                            : kind == "small-step" ? has("delta")
                            : kind == "adversarial" ? has("eta") && has("chain") && has("hold")
+                           : kind == "slater"      ? has("alpha") && has("delta")
                                                    : true;
     EXPECT_TRUE(kind_keys) << kind;
   }
+}
+
+// The slater workload follows its walker: an accepted proposal (the current
+// matrix holds the proposed column) moves the electron, a rejected one does
+// not, so the next proposal of that electron starts from a different place.
+TEST(SlaterWorkload, FollowsAcceptedMovesOnly) {
+  WorkloadSpec s = spec("slater", 1, 7);
+  s.alpha = 1.0;
+  s.delta = 0.7;
+  auto accepted = make_workload(s), rejected = make_workload(s);
+  const Eigen::MatrixXd a0 = accepted->initial_matrix();
+  ASSERT_EQ(a0, rejected->initial_matrix());
+  // N = 1: the one orbital is (alpha/pi)^(3/4) exp(-alpha r^2 / 2), in (0, 0.4240].
+  const double peak = std::pow(1.0 / std::acos(-1.0), 0.75);
+  EXPECT_GT(a0(0, 0), 0.0);
+  EXPECT_LE(a0(0, 0), peak);
+  const Move m1 = accepted->next_move(a0);
+  ASSERT_EQ(m1.column, rejected->next_move(a0).column);
+  const Eigen::MatrixXd a1 = m1.column;  // the proposal was accepted
+  const Move after_accept = accepted->next_move(a1);
+  const Move after_reject = rejected->next_move(a0);
+  EXPECT_NE(after_accept.column, after_reject.column);
+  EXPECT_GT(after_accept.column(0), 0.0);
+  EXPECT_LE(after_accept.column(0), peak);
 }
 
 TEST(WorkloadFactory, ParametersRoundTripDoubles) {
