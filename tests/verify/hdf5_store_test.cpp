@@ -867,6 +867,69 @@ TEST_F(Hdf5StoreTest, SchemaDocumentDescribesEveryAttributeAndColumnWithItsUnit)
   }
 }
 
+// The VMC and orbital-accuracy groups are documented the same way: every
+// attribute and every column, with the unit the file records.
+TEST_F(Hdf5StoreTest, SchemaDocumentDescribesVmcAndOrbitalGroups) {
+  {
+    auto writer = ResultWriter::create(final_, sample_metadata("vmc"));
+    VmcRun run;
+    run.info.name = "run";
+    run.walkers.resize(2);
+    run.blocking.resize(3);
+    run.energy = {{1.0, 2.0}, {3.0}};
+    writer.add_vmc_run(run);
+    OrbitalAccuracyRecord record;
+    record.label = "bspline-float-n4-alpha1-grid8";
+    writer.add_orbital_accuracy(record);
+    writer.commit();
+  }
+  const auto doc = schema_doc();
+  h5::library_init();
+  h5::Handle file(H5Fopen(final_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  ASSERT_TRUE(file.valid());
+  auto expect_row = [&](const std::string& name, const std::string& unit) {
+    SCOPED_TRACE(name);
+    const auto units = documented_units(doc, name);
+    ASSERT_FALSE(units.empty()) << "not in any table of the schema document";
+    if (!unit.empty())
+      EXPECT_NE(std::find(units.begin(), units.end(), unit), units.end()) << "unit " << unit;
+  };
+  auto expect_group = [&](hid_t group) {
+    std::vector<std::string> keys, units;
+    h5::read_attr(group, "summary_keys", keys);
+    h5::read_attr(group, "summary_units", units);
+    ASSERT_EQ(keys.size(), units.size());
+    std::map<std::string, std::string> unit_of;
+    for (std::size_t i = 0; i < keys.size(); ++i) unit_of[keys[i]] = units[i];
+    for (const auto& name : h5::attr_names(group)) {
+      if (name == "summary_keys" || name == "summary_units") continue;  // documented in prose
+      expect_row(name, unit_of.count(name) ? unit_of[name] : "");
+    }
+  };
+  auto expect_table = [&](hid_t parent, const char* name) {
+    h5::Handle dataset(H5Dopen2(parent, name, H5P_DEFAULT), H5Dclose);
+    ASSERT_TRUE(dataset.valid()) << name;
+    std::vector<std::string> units;
+    h5::read_attr(dataset, "column_units", units);
+    h5::Handle type(H5Dget_type(dataset), H5Tclose);
+    ASSERT_EQ(units.size(), static_cast<std::size_t>(H5Tget_nmembers(type)));
+    for (unsigned i = 0; i < units.size(); ++i) {
+      char* member = H5Tget_member_name(type, i);
+      expect_row(member, units[i]);
+      H5free_memory(member);
+    }
+  };
+  h5::Handle runs = h5::open_group(file, "vmc");
+  h5::Handle run = h5::open_group(runs, "run");
+  expect_group(run);
+  expect_table(run, "walkers");
+  expect_table(run, "blocking");
+  EXPECT_NE(doc.find("`/vmc/<run>/energy`"), std::string::npos);
+  h5::Handle sets = h5::open_group(file, "orbitals");
+  h5::Handle set = h5::open_group(sets, "bspline-float-n4-alpha1-grid8");
+  expect_group(set);
+}
+
 /// A python3 that has h5py, or empty.
 std::string python_with_h5py() {
   for (std::string python : {"python3", "/usr/bin/python3"})
