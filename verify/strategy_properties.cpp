@@ -804,13 +804,7 @@ CaseMode parse_case_mode(std::string_view name) {
                               suggestion_suffix(name, case_mode_names()));
 }
 
-namespace {
-
-/// log(eps_s) / log(eps_d): the fraction of double's digits a storage
-/// precision has (0.46 for float).
-double digit_fraction(Precision p) { return std::log(storage_epsilon(p)) / std::log(kEpsD); }
-
-Eigen::MatrixXd haar(Eigen::Index n, std::mt19937_64& rng) {
+Eigen::MatrixXd haar_orthogonal(Eigen::Index n, std::mt19937_64& rng) {
   std::normal_distribution<double> normal;
   Eigen::MatrixXd g(n, n);
   for (Eigen::Index j = 0; j < n; ++j)
@@ -822,6 +816,13 @@ Eigen::MatrixXd haar(Eigen::Index n, std::mt19937_64& rng) {
     if (qr.matrixQR()(i, i) < 0) q.col(i) = -q.col(i);
   return q;
 }
+
+namespace {
+
+/// log(eps_s) / log(eps_d): the fraction of double's digits a storage
+/// precision has (0.46 for float).
+double digit_fraction(Precision p) { return std::log(storage_epsilon(p)) / std::log(kEpsD); }
+
 
 struct AdversarialRecipe {
   int n = 1;
@@ -984,8 +985,8 @@ Case build_randsvd_case(const RandsvdRecipe& rec) {
   std::mt19937_64 rng(rec.seed);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   std::normal_distribution<double> normal;
-  const Eigen::MatrixXd u = haar(n, rng);
-  const Eigen::MatrixXd v = haar(n, rng);
+  const Eigen::MatrixXd u = haar_orthogonal(n, rng);
+  const Eigen::MatrixXd v = haar_orthogonal(n, rng);
   Eigen::VectorXd sigma(n);
   for (int i = 0; i < n; ++i) {
     const double t = i == 0 ? 0.0 : i == n - 1 ? 1.0 : uniform(rng);

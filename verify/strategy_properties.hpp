@@ -30,6 +30,8 @@
 #include <rapidcheck.h>
 
 #include <Eigen/Core>
+
+#include <random>
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
@@ -233,5 +235,9 @@ double precision_target(const PrecisionPair& pair);
 /// strategy_properties.cpp).
 inline constexpr double kPrecisionWindow = 64;
 inline constexpr int kPrecisionBatch = 9;
+
+/// Haar-distributed orthogonal n x n matrix: Q of a Gaussian matrix's QR
+/// with the sign fix Q diag(sign(R_ii)) (Mezzadri), drawn from `rng`.
+Eigen::MatrixXd haar_orthogonal(Eigen::Index n, std::mt19937_64& rng);
 
 }  // namespace slaterlab

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "strategies/determinant/qr_givens.hpp"
+#include "verify/strategy_properties.hpp"
 #include "strategies/determinant/updater_options.hpp"
 
 namespace slaterlab {
@@ -52,18 +53,6 @@ LogDet ratio_log_det(const DeterminantUpdater& up) {
   if (const auto* d = dynamic_cast<const QrUpdater<double>*>(&up)) return d->ratio_log_det();
   if (const auto* f = dynamic_cast<const QrUpdater<float>*>(&up)) return f->ratio_log_det();
   throw std::logic_error("not a QR strategy");
-}
-
-Eigen::MatrixXd haar_orthogonal(Eigen::Index n, std::mt19937_64& rng) {
-  std::normal_distribution<double> normal;
-  Eigen::MatrixXd g(n, n);
-  for (Eigen::Index j = 0; j < n; ++j)
-    for (Eigen::Index i = 0; i < n; ++i) g(i, j) = normal(rng);
-  Eigen::HouseholderQR<Eigen::MatrixXd> qr(g);
-  Eigen::MatrixXd q = qr.householderQ();
-  for (Eigen::Index i = 0; i < n; ++i)
-    if (qr.matrixQR()(i, i) < 0) q.col(i) = -q.col(i);
-  return q;
 }
 
 /// Well-conditioned workload: A = U diag(sigma) V^T, sigma in [1/kappa, 1];
