@@ -103,20 +103,24 @@ Comparison structural(const std::string& experiment, const std::string& strategy
   return c;
 }
 
+/// Appends "key value (baseline value)" to `out` when the two differ.
+template <class A, class B>
+void note_difference(std::vector<std::string>& out, const char* key, const A& now,
+                     const B& base) {
+  if (now != base) out.push_back(fmt::format("{} {} (baseline {})", key, now, base));
+}
+
 /// What makes two experiments comparable, as "key value (baseline value)".
 std::vector<std::string> definition_differences(const ExperimentInfo& now,
                                                 const ExperimentInfo& base) {
   std::vector<std::string> out;
-  const auto differ = [&](const char* key, const auto& a, const auto& b) {
-    if (a != b) out.push_back(fmt::format("{} {} (baseline {})", key, a, b));
-  };
-  differ("workload", now.workload, base.workload);
-  differ("n", now.n, base.n);
-  differ("moves", now.moves, base.moves);
-  differ("checkpoint_every", now.checkpoint_every, base.checkpoint_every);
-  differ("seed", now.seed, base.seed);
-  differ("acceptance", now.acceptance, base.acceptance);
-  differ("acceptance_rate", now.acceptance_rate, base.acceptance_rate);
+  note_difference(out, "workload", now.workload, base.workload);
+  note_difference(out, "n", now.n, base.n);
+  note_difference(out, "moves", now.moves, base.moves);
+  note_difference(out, "checkpoint_every", now.checkpoint_every, base.checkpoint_every);
+  note_difference(out, "seed", now.seed, base.seed);
+  note_difference(out, "acceptance", now.acceptance, base.acceptance);
+  note_difference(out, "acceptance_rate", now.acceptance_rate, base.acceptance_rate);
   // Workload parameters (kappa, delta, the electron order, a replay's checksum, ...).
   const std::map<std::string, std::string> a(now.parameters.begin(), now.parameters.end());
   const std::map<std::string, std::string> b(base.parameters.begin(), base.parameters.end());
@@ -131,7 +135,7 @@ std::vector<std::string> definition_differences(const ExperimentInfo& now,
   for (const auto& key : keys) {
     if (key == "kind" || key == "n" || key == "seed") continue;  // compared above
     if (key == "file") continue;  // a checkout path; content_fnv1a64 names the data
-    differ(("param." + key).c_str(), value(a, key), value(b, key));
+    note_difference(out, ("param." + key).c_str(), value(a, key), value(b, key));
   }
   return out;
 }
@@ -140,15 +144,12 @@ std::vector<std::string> definition_differences(const ExperimentInfo& now,
 /// the options are what a regression run is allowed to vary).
 std::vector<std::string> option_differences(const StrategyInfo& now, const StrategyInfo& base) {
   std::vector<std::string> out;
-  const auto differ = [&](const char* key, const auto& a, const auto& b) {
-    if (a != b) out.push_back(fmt::format("{} {} (baseline {})", key, a, b));
-  };
-  differ("name", now.name, base.name);
-  differ("precision", now.precision, base.precision);
-  differ("recompute_every", now.recompute_every, base.recompute_every);
-  differ("breakdown", now.breakdown, base.breakdown);
-  differ("k", now.k, base.k);
-  differ("variant", now.variant, base.variant);
+  note_difference(out, "name", now.name, base.name);
+  note_difference(out, "precision", now.precision, base.precision);
+  note_difference(out, "recompute_every", now.recompute_every, base.recompute_every);
+  note_difference(out, "breakdown", now.breakdown, base.breakdown);
+  note_difference(out, "k", now.k, base.k);
+  note_difference(out, "variant", now.variant, base.variant);
   return out;
 }
 
@@ -250,22 +251,19 @@ void compare_experiment(const ExperimentResult& now, const ExperimentResult& bas
 // after which its energy is another sample of the same distribution.
 std::vector<std::string> vmc_definition_differences(const VmcRunInfo& now, const VmcRunInfo& base) {
   std::vector<std::string> out;
-  const auto differ = [&](const char* key, const auto& a, const auto& b) {
-    if (a != b) out.push_back(fmt::format("{} {} (baseline {})", key, a, b));
-  };
-  differ("n", now.n, base.n);
-  differ("alpha", now.alpha, base.alpha);
-  differ("omega", now.omega, base.omega);
-  differ("orbitals", now.orbitals, base.orbitals);
-  differ("grid", now.grid, base.grid);
-  differ("scheme", now.scheme, base.scheme);
-  differ("strategy", now.strategy, base.strategy);
-  differ("step", now.step, base.step);
-  differ("target_acceptance", now.target_acceptance, base.target_acceptance);
-  differ("walkers", now.walkers, base.walkers);
-  differ("equilibration_sweeps", now.equilibration_sweeps, base.equilibration_sweeps);
-  differ("sweeps", now.sweeps, base.sweeps);
-  differ("seed", now.seed, base.seed);
+  note_difference(out, "n", now.n, base.n);
+  note_difference(out, "alpha", now.alpha, base.alpha);
+  note_difference(out, "omega", now.omega, base.omega);
+  note_difference(out, "orbitals", now.orbitals, base.orbitals);
+  note_difference(out, "grid", now.grid, base.grid);
+  note_difference(out, "scheme", now.scheme, base.scheme);
+  note_difference(out, "strategy", now.strategy, base.strategy);
+  note_difference(out, "step", now.step, base.step);
+  note_difference(out, "target_acceptance", now.target_acceptance, base.target_acceptance);
+  note_difference(out, "walkers", now.walkers, base.walkers);
+  note_difference(out, "equilibration_sweeps", now.equilibration_sweeps, base.equilibration_sweeps);
+  note_difference(out, "sweeps", now.sweeps, base.sweeps);
+  note_difference(out, "seed", now.seed, base.seed);
   return out;
 }
 

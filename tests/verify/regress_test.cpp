@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "forwarding_updater.hpp"
 #include "scratch_test.hpp"
+
 #include <hdf5.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -467,26 +469,15 @@ TEST(RegressReports, MarkdownListsEveryComparisonWithItsStatus) {
 /// Sherman-Morrison fed a column scaled by (1 + 1e-9): every ratio is off by
 /// exactly that factor and the inverse belongs to a slightly wrong matrix,
 /// a regression of about 1e6 eps in double that the comparison must catch.
-class PerturbedUpdate final : public DeterminantUpdater {
+class PerturbedUpdate final : public testing::ForwardingUpdater {
  public:
   static constexpr double kPerturbation = 1e-9;
-  explicit PerturbedUpdate(const UpdaterOptions& options) : inner_(make_updater("sm", options)) {}
-  Eigen::Index size() const override { return inner_->size(); }
-  std::string label() const override { return "sm-perturbed-" + inner_->label(); }
-  Precision precision() const override { return inner_->precision(); }
-  void reset(const Eigen::MatrixXd& a) override { inner_->reset(a); }
+  explicit PerturbedUpdate(const UpdaterOptions& options)
+      : ForwardingUpdater(make_updater("sm", options)) {}
+  std::string label() const override { return "sm-perturbed-" + ForwardingUpdater::label(); }
   Ratio ratio(Eigen::Index k, const Eigen::VectorXd& column) override {
-    return inner_->ratio(k, column * (1.0 + kPerturbation));
+    return inner().ratio(k, column * (1.0 + kPerturbation));
   }
-  void accept() override { inner_->accept(); }
-  void reject() override { inner_->reject(); }
-  void flush() override { inner_->flush(); }
-  LogDet log_det() const override { return inner_->log_det(); }
-  MaintainedState maintained() const override { return inner_->maintained(); }
-  UpdaterCounters counters() const override { return inner_->counters(); }
-
- private:
-  std::unique_ptr<DeterminantUpdater> inner_;
 };
 
 const bool kRegistered = [] {
