@@ -88,17 +88,23 @@ void DelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
   begin_reset(a);
   const Eigen::Index n = a.rows();
   const Eigen::Index kmax = capacity();
-  u_.setZero(n, kmax);
+  columns_.setZero(n, kmax);
   w_.setZero(n, kmax);
-  if (variant_ == DelayedVariant::incremental) {
-    binv_.setZero(kmax, kmax);
-  } else {
+  binv_.setZero(kmax, kmax);
+  wa_table_.setZero(kmax, kmax);
+  if (variant_ == DelayedVariant::naive) {
     b_.setZero(kmax, kmax);
     bordered_.setZero(kmax, kmax);
     pivots_.assign(std::size_t(kmax), 0);
   }
-  du_.setZero(n);
+  electron_.assign(std::size_t(kmax), 0);
+  previous_.assign(std::size_t(kmax), -1);
+  last_move_of_.assign(std::size_t(n), -1);
+  column_.setZero(n);
   row_.setZero(n);
+  cur_row_.setZero(n);
+  ra_.setZero(kmax);
+  wa_.setZero(kmax);
   b_col_.setZero(kmax);
   c_row_.setZero(kmax);
   t_.setZero(kmax);
@@ -107,9 +113,11 @@ void DelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
   flush_work_.z.setZero(n, kmax);
   if constexpr (!std::is_same_v<Storage, Look>) {
     flush_work_.z_store.setZero(n, kmax);
-    flush_work_.u_store.setZero(n, kmax);
+    flush_work_.columns_store.setZero(n, kmax);
   }
   proposal_open_ = false;
+  guard_flushes_ = 0;
+  m_ = 0;
   refactorise();
   mutable_counters().recomputes = 0;  // the initial factorisation is not a recompute
 }
@@ -122,9 +130,23 @@ void DelayedUpdate<Storage, Look>::refactorise() {
   // O(N^3) factorisation) so that rows of Ainv are contiguous afterwards.
   ainvt_ = inv.inverse.transpose();
   log_det_ = inv.log_det;
+  close_window();
+  note_recompute();
+}
+
+template <class Storage, class Look>
+void DelayedUpdate<Storage, Look>::close_window() {
+  for (Eigen::Index i = 0; i < m_; ++i) last_move_of_[std::size_t(electron_[std::size_t(i)])] = -1;
   m_ = 0;
   log_det_b_ = {};
-  note_recompute();
+}
+
+template <class Storage, class Look>
+Look DelayedUpdate<Storage, Look>::minus_previous(const VectorX<Look>& x, Eigen::Index i,
+                                                  Eigen::Index k) const {
+  const Eigen::Index p = previous_[std::size_t(i)];
+  if (p >= 0) return x(p);
+  return electron_[std::size_t(i)] == k ? Look(1) : Look(0);
 }
 
 template <class Storage, class Look>
@@ -132,35 +154,46 @@ Ratio DelayedUpdate<Storage, Look>::ratio(Eigen::Index k, const Eigen::VectorXd&
   begin_proposal(k, new_column);
   proposal_open_ = true;
   const Eigen::Index n = size();
-  // u against the column as it stands (the exact matrix holds every accepted
-  // move, those still in the window included), formed in double.
-  du_ = (new_column - matrix().col(k)).template cast<Look>();
+  const Eigen::Index m = m_;
+  column_ = new_column.template cast<Look>();
   row_ = ainvt_.col(k).template cast<Look>();
-  d_ = Look(1) + row_.dot(du_);
-  if (m_ > 0) {
-    gemv_block(true, n, m_, Look(1), w_.data(), n, du_.data(), Look(0), b_col_.data());
-    gemv_block(true, n, m_, Look(1), u_.data(), n, row_.data(), Look(0), c_row_.data());
+  // The current row k of the inverse, cur = r - W q, q = B^{-T} c, where
+  // c_i = e_k^T Ainv u_i = r^T a'_i - r^T (the column move i replaced), and
+  // that column is a'_{p(i)} or, for a first move, A0's own column, for
+  // which r^T a_{k_i,0} is taken as delta(k, k_i) (file comment).
+  cur_row_ = row_;
+  if (m > 0) {
+    gemv_block(true, n, m, Look(1), columns_.data(), n, row_.data(), Look(0), ra_.data());
+    for (Eigen::Index i = 0; i < m; ++i) c_row_(i) = ra_(i) - minus_previous(ra_, i, k);
+    gemv_block(true, m, m, Look(1), binv_.data(), capacity(), c_row_.data(), Look(0), q_.data());
+    gemv_block(false, n, m, Look(-1), w_.data(), n, q_.data(), Look(1), cur_row_.data());
   }
-  pending_ratio_ = variant_ == DelayedVariant::incremental ? incremental_ratio() : naive_ratio();
+  pending_ratio_ = variant_ == DelayedVariant::incremental ? double(cur_row_.dot(column_))
+                                                           : naive_ratio(k);
   return classify(pending_ratio_);
 }
 
 template <class Storage, class Look>
-double DelayedUpdate<Storage, Look>::incremental_ratio() {
-  pivot_ = d_;
-  if (m_ > 0) {
-    gemv_block(false, m_, m_, Look(1), binv_.data(), capacity(), b_col_.data(), Look(0),
-               t_.data());
-    pivot_ -= c_row_.head(m_).dot(t_.head(m_));
+void DelayedUpdate<Storage, Look>::border_column(Eigen::Index k) {
+  // b_j = w_j^T a' - w_j^T (the column this move replaces): B's new column.
+  const Eigen::Index m = m_;
+  if (m > 0) gemv_block(true, size(), m, Look(1), w_.data(), size(), column_.data(), Look(0), wa_.data());
+  const Eigen::Index p = last_move_of_[std::size_t(k)];
+  for (Eigen::Index j = 0; j < m; ++j) {
+    const Look replaced = p >= 0 ? wa_table_(j, p) : (electron_[std::size_t(j)] == k ? Look(1) : Look(0));
+    b_col_(j) = wa_(j) - replaced;
   }
-  return double(pivot_);
+  const Look ra = row_.dot(column_);
+  d_ = p >= 0 ? Look(1) + ra - ra_(p) : ra;
 }
 
 template <class Storage, class Look>
-double DelayedUpdate<Storage, Look>::naive_ratio() {
-  // Bordered matrix B' = [[B, b], [c^T, d]], packed with leading dimension m+1.
+double DelayedUpdate<Storage, Look>::naive_ratio(Eigen::Index k) {
+  // The paper's look-ahead: rho = det(B') / det(B), B' = [[B, b], [c^T, d]],
+  // from a fresh LU of B' packed with leading dimension m+1.
   const Eigen::Index m = m_;
   const Eigen::Index ld = m + 1;
+  border_column(k);
   Look* bp = bordered_.data();
   for (Eigen::Index j = 0; j < m; ++j) {
     for (Eigen::Index i = 0; i < m; ++i) bp[i + j * ld] = b_(i, j);
@@ -180,51 +213,113 @@ double DelayedUpdate<Storage, Look>::naive_ratio() {
 template <class Storage, class Look>
 void DelayedUpdate<Storage, Look>::accept() {
   const double rho = pending_ratio_;
+  const Eigen::Index k = pending().k;
   if (commit_pending()) {  // breakdown, or the periodic recompute is due
     proposal_open_ = false;
     refactorise();
     return;
   }
   proposal_open_ = false;
-  if (variant_ == DelayedVariant::incremental) {
-    border_inverse();
-  } else {
-    border_matrix();
-  }
-  u_.col(m_) = du_;
-  w_.col(m_) = row_;
-  ++m_;
   log_det_.log_abs += std::log(std::abs(rho));
   if (rho < 0) log_det_.sign = -log_det_.sign;
+
+  // This move's own amplification, as Sherman-Morrison commits it.
+  const double column_norm = double(column_.norm());
+  const double step_growth = double(cur_row_.norm()) * column_norm / std::abs(rho);
+  if (m_ == 0) {
+    open_window(k, Look(rho), step_growth);
+  } else if (!extend_window(k, Look(rho), step_growth)) {
+    // Bordering would amplify rounding beyond the guard: apply the window as
+    // it was, and open a new one with this move against the flushed inverse.
+    apply_window();
+    ++guard_flushes_;
+    row_ = ainvt_.col(k).template cast<Look>();
+    const Look fresh = row_.dot(column_);
+    if (!(std::abs(double(fresh)) > 0) || !std::isfinite(double(fresh))) {
+      refactorise();
+      return;
+    }
+    open_window(k, fresh, double(row_.norm()) * column_norm / std::abs(double(fresh)));
+  }
   if (m_ == capacity()) apply_window();
 }
 
 template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::border_inverse() {
-  // B'^{-1} = [[B^{-1} + t q^T / s, -t / s], [-q^T / s, 1 / s]], s = rho.
-  const Eigen::Index m = m_;
-  const Eigen::Index ld = capacity();
-  const Look s = pivot_;
-  if (m > 0) {
-    gemv_block(true, m, m, Look(1), binv_.data(), ld, c_row_.data(), Look(0), q_.data());
-    ger_block(m, m, Look(1) / s, t_.data(), q_.data(), binv_.data(), ld);
-    for (Eigen::Index i = 0; i < m; ++i) {
-      binv_(i, m) = -t_(i) / s;
-      binv_(m, i) = -q_(i) / s;
-    }
+void DelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot, double step_growth) {
+  // With an empty window B = [r^T a'] (the first move's ratio against A0).
+  binv_(0, 0) = Look(1) / pivot;
+  wa_table_(0, 0) = pivot;
+  if (variant_ == DelayedVariant::naive) {
+    b_(0, 0) = pivot;
+    log_det_b_ = {std::log(std::abs(double(pivot))), pivot < 0 ? -1 : 1};
   }
-  binv_(m, m) = Look(1) / s;
+  store_move(0, k, -1);
+  column_norm2_ = double(column_.squaredNorm());
+  w_norm2_ = double(row_.squaredNorm());
+  growth_sum_ = step_growth;
+  m_ = 1;
 }
 
 template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::border_matrix() {
+void DelayedUpdate<Storage, Look>::store_move(Eigen::Index i, Eigen::Index k, Eigen::Index p) {
+  columns_.col(i) = column_;
+  w_.col(i) = row_;
+  electron_[std::size_t(i)] = k;
+  previous_[std::size_t(i)] = p;
+  last_move_of_[std::size_t(k)] = i;
+}
+
+template <class Storage, class Look>
+bool DelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot, double step_growth) {
+  // B'^{-1} = [[B^{-1} + t q^T / s, -t / s], [-q^T / s, 1 / s]], s the pivot
+  // (the ratio), t = B^{-1} b, q = B^{-T} c (q and c are left by ratio(),
+  // and so is b by the naive ratio()).
   const Eigen::Index m = m_;
-  for (Eigen::Index i = 0; i < m; ++i) {
-    b_(i, m) = b_col_(i);
-    b_(m, i) = c_row_(i);
+  const Eigen::Index ld = capacity();
+  if (variant_ == DelayedVariant::incremental) border_column(k);
+  gemv_block(false, m, m, Look(1), binv_.data(), ld, b_col_.data(), Look(0), t_.data());
+
+  // The guard: G = ||W'||_F ||A'||_F ||B'^{-1}||_F against kGrowthFactor
+  // sqrt(m + 1) times the sum of the moves' own growths; ||B'^{-1}||_F is
+  // formed before B^{-1} changes.
+  const double s = double(pivot);
+  double binv2 = 0;
+  for (Eigen::Index j = 0; j < m; ++j)
+    for (Eigen::Index i = 0; i < m; ++i) {
+      const double e = double(binv_(i, j)) + double(t_(i)) * double(q_(j)) / s;
+      binv2 += e * e;
+    }
+  binv2 += (double(t_.head(m).squaredNorm()) + double(q_.head(m).squaredNorm()) + 1) / (s * s);
+  const double a2 = column_norm2_ + double(column_.squaredNorm());
+  const double w2 = w_norm2_ + double(row_.squaredNorm());
+  const double growth = std::sqrt(w2 * a2 * binv2);
+  if (!(growth <= kGrowthFactor * std::sqrt(double(m + 1)) * (growth_sum_ + step_growth))) {
+    return false;
   }
-  b_(m, m) = d_;
-  log_det_b_ = log_det_b_new_;
+
+  ger_block(m, m, Look(1) / pivot, t_.data(), q_.data(), binv_.data(), ld);
+  for (Eigen::Index i = 0; i < m; ++i) {
+    binv_(i, m) = -t_(i) / pivot;
+    binv_(m, i) = -q_(i) / pivot;
+    wa_table_(i, m) = wa_(i);
+    wa_table_(m, i) = ra_(i);
+  }
+  binv_(m, m) = Look(1) / pivot;
+  wa_table_(m, m) = row_.dot(column_);
+  if (variant_ == DelayedVariant::naive) {
+    for (Eigen::Index i = 0; i < m; ++i) {
+      b_(i, m) = b_col_(i);
+      b_(m, i) = c_row_(i);
+    }
+    b_(m, m) = d_;
+    log_det_b_ = log_det_b_new_;
+  }
+  store_move(m, k, last_move_of_[std::size_t(k)]);
+  column_norm2_ = a2;
+  w_norm2_ = w2;
+  growth_sum_ += step_growth;
+  ++m_;
+  return true;
 }
 
 template <class Storage, class Look>
@@ -242,8 +337,7 @@ void DelayedUpdate<Storage, Look>::flush() {
 template <class Storage, class Look>
 void DelayedUpdate<Storage, Look>::apply_window() {
   correct(ainvt_, flush_work_);
-  m_ = 0;
-  log_det_b_ = {};
+  close_window();
   ++mutable_counters().flushes;
 }
 
@@ -253,44 +347,50 @@ void DelayedUpdate<Storage, Look>::correct(MatrixX<Storage>& ainvt, CorrectionWo
   const Eigen::Index m = m_;
   const Eigen::Index ld = capacity();
 
-  // B^{-1}: kept (incremental) or from an LU of B at flush time (naive).
-  const Look* binv = binv_.data();
-  Eigen::Index ld_binv = ld;
-  if (variant_ == DelayedVariant::naive) {
-    work.window_inverse = lu_inverse<Look>(lu_factor<Look>(b_.topLeftCorner(m, m)));
-    binv = work.window_inverse.data();
-    ld_binv = m;
-  }
-
   // Z = W B^{-T} (N x m), in Look precision.
   if (work.z.rows() != n || work.z.cols() < m) work.z.resize(n, m);
-  blas::gemm<Look>(false, true, n, m, m, Look(1), w_.data(), n, binv, ld_binv, Look(0),
+  blas::gemm<Look>(false, true, n, m, m, Look(1), w_.data(), n, binv_.data(), ld, Look(0),
                    work.z.data(), n);
 
-  const Storage* u = nullptr;
+  const Storage* columns = nullptr;
   const Storage* z = nullptr;
   if constexpr (std::is_same_v<Storage, Look>) {
-    u = u_.data();
+    columns = columns_.data();
     z = work.z.data();
   } else {
-    if (work.u_store.rows() != n || work.u_store.cols() < m) work.u_store.resize(n, m);
+    if (work.columns_store.rows() != n || work.columns_store.cols() < m)
+      work.columns_store.resize(n, m);
     if (work.z_store.rows() != n || work.z_store.cols() < m) work.z_store.resize(n, m);
-    work.u_store.leftCols(m) = u_.leftCols(m).template cast<Storage>();
+    work.columns_store.leftCols(m) = columns_.leftCols(m).template cast<Storage>();
     work.z_store.leftCols(m) = work.z.leftCols(m).template cast<Storage>();
-    u = work.u_store.data();
+    columns = work.columns_store.data();
     z = work.z_store.data();
   }
 
-  // Y = Ainv U = (Ainv^T)^T U (N x m), then Ainv^T -= Z Y^T. A window of one
-  // is a rank-1 update: GEMV + GER, as sm (BLAS GEMM is slow on N x N x 1).
+  // Y = Ainv U = Ainv A' - (what each move replaced), with Ainv a_{k,0} = e_k
+  // for a first move (Sherman-Morrison's x = Ainv a' - e_k) and
+  // Ainv a'_{p(i)} for a repeated one; descending, so that column p(i) < i
+  // still holds Ainv a'_{p(i)}. Then Ainv^T -= Z Y^T. A window of one is a
+  // rank-1 update: GEMV + GER, exactly sm's (BLAS GEMM is slow on N x N x 1).
   if (work.y.rows() != n || work.y.cols() < m) work.y.resize(n, m);
   if (m == 1) {
-    blas::gemv<Storage>(true, Storage(1), ainvt, u, Storage(0), work.y.data());
+    blas::gemv<Storage>(true, Storage(1), ainvt, columns, Storage(0), work.y.data());
+  } else {
+    blas::gemm<Storage>(true, false, n, m, n, Storage(1), ainvt.data(), n, columns, n,
+                        Storage(0), work.y.data(), n);
+  }
+  for (Eigen::Index i = m - 1; i >= 0; --i) {
+    const Eigen::Index p = previous_[std::size_t(i)];
+    if (p >= 0) {
+      work.y.col(i) -= work.y.col(p);
+    } else {
+      work.y(electron_[std::size_t(i)], i) -= Storage(1);
+    }
+  }
+  if (m == 1) {
     blas::ger<Storage>(Storage(-1), z, work.y.data(), ainvt);
     return;
   }
-  blas::gemm<Storage>(true, false, n, m, n, Storage(1), ainvt.data(), n, u, n, Storage(0),
-                      work.y.data(), n);
   blas::gemm<Storage>(false, true, n, n, m, Storage(-1), z, n, work.y.data(), n, Storage(1),
                       ainvt.data(), n);
 }

@@ -4,49 +4,81 @@
 //
 // State. Ainv = A0^{-1}, the inverse of the matrix A0 at the last flush (or
 // refactorisation), stored TRANSPOSED so that a row of Ainv is a contiguous
-// column. The window holds the m < K moves accepted since then:
-//   U = [u_1 .. u_m] (N x m),  u_i = a'_i - (column k_i as it stood when move i
-//                                            was proposed, earlier moves of the
-//                                            window included),
-//   V = [e_k1 .. e_km],
-// so the current matrix is exactly A = A0 + U V^T, also when one electron
-// moves several times inside the window (V then holds e_k several times and
-// each u is taken against the column that already contains the earlier ones).
-// Woodbury gives the current inverse
-//   A^{-1} = Ainv - (Ainv U) B^{-1} (V^T Ainv),   B = I_m + V^T Ainv U.
-// Stored besides Ainv: U, W = (V^T Ainv)^T (the m rows of Ainv the window
-// touches, N x m) and B^{-1} (incremental) or B (naive), all preallocated at
-// reset for m up to K (memory O(N K + K^2)).
+// column. The window holds the m < K moves accepted since then: move i
+// replaced column k_i by a'_i; the column it replaced is a'_{p(i)}, p(i) the
+// previous move of the same electron inside the window, or A0's column
+// a_{k_i,0} when there is none. With u_i = a'_i - (that column),
+// U = [u_1 .. u_m] and V = [e_k1 .. e_km], the current matrix is exactly
+// A = A0 + U V^T, also when one electron moves several times (V then holds
+// e_k several times). Woodbury gives the current inverse
+//   A^{-1} = Ainv - Y B^{-1} W^T,  Y = Ainv U,  W = (V^T Ainv)^T,  B = I_m + W^T U.
+// Stored besides Ainv: the new columns A' = [a'_1 .. a'_m], W (the m rows of
+// Ainv the window touches), W^T A', B^{-1} (both variants; the naive one
+// also keeps B) and p(i), all preallocated at reset for m up to K (memory
+// O(N K + K^2)).
 //
-// Ratio for a proposal (k, a'), with u = a' - a_k (a_k the current column) and
-// r = Ainv^T e_k (row k of Ainv):
-//   b = W^T u (= V^T Ainv u),  c = U^T r (= (e_k^T Ainv U)^T),  d = 1 + r^T u,
-//   B' = [[B, b], [c^T, d]]  is the B of the window extended by this move, and
-//   rho = det(A') / det(A) = det(B') / det(B) = d - c^T B^{-1} b.
-// This is DESIGN.md's rho = e_k^T Ainv a' - (e_k^T Ainv U) B^{-1} (V^T Ainv a')
-// rewritten with a' = a_k + u and A^{-1} a_k = e_k. The u-form is used because
-// rho is then exactly the Schur-complement pivot by which B^{-1} is bordered
-// on accept (ratio, B^{-1} and det B stay mutually consistent), the accept
-// needs no further O(N m) product, and an unchanged column gives rho = 1.
-//   - incremental (default): rho = d - c^T (B^{-1} b). Per proposal: two
-//     O(N m) GEMVs (b, c), O(N) for u, r, d and O(m^2) for B^{-1} b; no O(N^2)
-//     work. Accept: B^{-1} grows by bordering,
-//       B'^{-1} = [[B^{-1} + t q^T / rho, -t / rho], [-q^T / rho, 1 / rho]],
-//       t = B^{-1} b, q^T = c^T B^{-1},
-//     O(m^2) plus O(N) copies of u and r into U and W.
-//   - naive (the paper's look-ahead): rho = det(B') / det(B) with det(B') from
-//     a fresh LU of the (m+1) x (m+1) bordered matrix per proposal (O(m^3)),
-//     det(B) kept from the accepted one. Same rho to rounding; its cost and
-//     its rounding (a ratio of two log-determinants) grow with m.
-// Flush (after K accepted moves, or on flush()): two BLAS-3 GEMMs,
-//   Y = Ainv U (N x m, N x N x m),  Z = W B^{-T} (N x m, N x m x m),
+// Sherman-Morrison's form. Ainv u_i is never formed as Ainv (a'_i - a_k):
+// like sm's x = Ainv a' - e_k, every product of Ainv (or of one of its rows)
+// with a column of A0 is taken as the identity's, Ainv a_{k,0} = e_k, and
+// products with window columns are formed from A'. So
+//   Y_i = Ainv a'_i - (Ainv a'_{p(i)}  or  e_{k_i}),
+// B, c and b below likewise. This is what makes sm self-correcting: the
+// updated inverse maps the new column exactly to e_k (up to this update's own
+// rounding), whatever the residual of Ainv was, whereas Ainv (a' - a_k) keeps
+// Ainv's residual in column k for ever (at kappa = 1e10 with small steps,
+// 1e4 times sm's error).
+//
+// Ratio for a proposal (k, a'), with r = Ainv^T e_k (row k of Ainv): the
+// current row of the inverse is formed explicitly, as QMCPACK's DelayedUpdate
+// does,
+//   c_i = r^T a'_i - (r^T a'_{p(i)}  or  delta(k, k_i)),  q = B^{-T} c,
+//   cur = r - W q   (= (e_k^T A^{-1})^T),   rho = cur^T a'
+// (DESIGN.md's e_k^T Ainv a' - (e_k^T Ainv U) B^{-1} (V^T Ainv a')): three
+// O(N m) GEMVs and O(m^2); no O(N^2) work. This direct form does not take
+// rho as 1 + r^T (a' - a_k), which relies on A^{-1} a_k = e_k holding for the
+// computed inverse: that u-form carried Ainv's residual, divided by an
+// earlier window move's |rho|, into every later ratio (an exact copy of
+// another column gave rho = -0.037).
+//   - incremental (default): rho as above.
+//   - naive (the paper's look-ahead): rho = det(B') / det(B), B' = [[B, b],
+//     [c^T, d]] from a fresh LU of the (m+1) x (m+1) bordered matrix per
+//     proposal (O(m^3)), det(B) kept from the accepted one. Same rho to
+//     rounding; kept for the benchmark of the paper's scheme.
+// Accept: B's new column b_j = w_j^T a' - (w_j^T a'_{p} or delta(k_j, k))
+// and diagonal d; B^{-1} grows by bordering (both variants),
+//   B'^{-1} = [[B^{-1} + t q^T / rho, -t / rho], [-q^T / rho, 1 / rho]],
+//   t = B^{-1} b,
+// O(N m + m^2).
+//
+// The growth guard. A flushed (or read) window computes Ainv - Y B^{-1} W^T:
+// its rounding error is about eps ||Ainv|| ||A'|| ||B^{-1}|| ||W||, i.e.
+// eps ||Ainv|| G with the window growth
+//   G = ||W||_F ||A'||_F ||B^{-1}||_F.
+// Sherman-Morrison applies the same moves one at a time and commits, per
+// move i, eps ||Ainv|| g_i with g_i = ||cur_i|| ||a'_i|| / |rho_i| (the
+// move's own amplification; the errors add). G can exceed sum g_i by orders
+// of magnitude when B is ill-conditioned although no single move is
+// (kappa(A) ~ 1e10 with small steps makes B's entries ~ 1e8 while det B ~ 1;
+// an electron that moves twice gives B two nearly equal rows). So an accept
+// that would make G > kGrowthFactor sqrt(m) sum g_i (m the bordered size)
+// does not border: the window as it was is flushed first (counted in
+// flushes and guard_flushes()) and the move opens a new window against the
+// flushed inverse (B = [rho'], rho' the move's ratio recomputed from it,
+// G = g). Every window, and every ratio read through it, thus stays within
+// kGrowthFactor sqrt(K) of what Sherman-Morrison commits on the same moves;
+// healthy walks keep their full windows (README "Delayed updates: the growth
+// guard").
+//
+// Flush (after K accepted moves, on flush(), or by the guard): two BLAS-3
+// GEMMs,
+//   Y = Ainv A' (then the substitution above, O(N m)),  Z = W B^{-T},
 //   Ainv^T <- Ainv^T - Z Y^T  (N x N x m),   about 4 N^2 K flops per K moves.
 // Rejected moves store nothing and do not flush.
 //
 // log_det accumulates log|rho| and the sign per accepted move (as sm); a
 // refactorisation (reset, the recompute_every cadence, an accepted
 // breakdown) takes the LU value and discards the window (the exact current
-// matrix already contains it). maintained() forms A^{-1} = Ainv - Y Z^T on
+// matrix already contains it). maintained() forms A^{-1} = Ainv - Z Y^T on
 // the side, with the same GEMMs a flush would run, and changes no state.
 //
 // Precision (Storage is the N x N inverse, Look the look-ahead):
@@ -54,11 +86,12 @@
 //   - float:  Storage = Look = float, everything in float.
 //   - mixed:  Storage = float, Look = double. Refactorisations are done in
 //     double and rounded to float (as sm). Everything the look-ahead touches
-//     is double: u = a' - a_k is formed from the exact data without rounding,
-//     r and W are exact double copies of float rows, U, B^{-1} (or B), the
+//     is double: a' is the exact data without rounding,
+//     r and W are exact double copies of float rows, A', B^{-1} (and B), the
 //     bordering and every dot product / GEMV of the ratio run in double. The
-//     flush GEMMs run in float on U and Z rounded to float.
+//     flush GEMMs run in float on A' and Z rounded to float.
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -91,23 +124,46 @@ class DelayedUpdate final : public UpdaterBase {
   DelayedVariant variant() const { return variant_; }
   /// Accepted moves waiting in the window (0 right after a flush).
   Eigen::Index pending_moves() const { return m_; }
+  /// Flushes forced by the growth guard since reset() (also in flushes).
+  std::int64_t guard_flushes() const { return guard_flushes_; }
+
+  /// A window of m moves may grow while its growth G stays within
+  /// kGrowthFactor * sqrt(m) of the sum of its moves' own growths (file
+  /// comment). Why sqrt(m): G is a product of three Frobenius norms, which
+  /// for m healthy moves is about m^{3/2} times a typical term against m for
+  /// the sum, without any cancellation. Why 16: on iid Gaussian and HO Slater
+  /// walks (N = 16..256, K = 16 and 64) G / (sqrt(m) sum g) has mean 1.5 to
+  /// 1.8 and maximum 7, so 16 leaves healthy windows their full length, while
+  /// the windows that lost digits (kappa = 1e10 small steps, repeated
+  /// electrons, near-collinear chains) exceed it by orders of magnitude.
+  static constexpr double kGrowthFactor = 16;
 
  private:
   /// Scratch for the Woodbury correction; flush() owns one, maintained()
   /// makes its own so that observing changes nothing.
   struct CorrectionWork {
-    MatrixX<Storage> y;        // Ainv U, N x m
-    MatrixX<Look> z;           // W B^{-T}, N x m
-    MatrixX<Storage> z_store;  // Z rounded to Storage (mixed only)
-    MatrixX<Storage> u_store;  // U rounded to Storage (mixed only)
-    MatrixX<Look> window_inverse;  // B^{-1} for the naive variant
+    MatrixX<Storage> y;              // Ainv U, N x m
+    MatrixX<Look> z;                 // W B^{-T}, N x m
+    MatrixX<Storage> z_store;        // Z rounded to Storage (mixed only)
+    MatrixX<Storage> columns_store;  // A' rounded to Storage (mixed only)
   };
 
   void refactorise();
-  double incremental_ratio();
-  double naive_ratio();
-  void border_inverse();
-  void border_matrix();
+  /// Empties the window (after a flush or a refactorisation).
+  void close_window();
+  /// x(p(i)) for a repeated move i, else delta(k, k_i): the value at the
+  /// column move i replaced of a row whose product with A0's columns is taken
+  /// as the identity's.
+  Look minus_previous(const VectorX<Look>& x, Eigen::Index i, Eigen::Index k) const;
+  /// b (B's new column) and d (its new diagonal) for the pending move.
+  void border_column(Eigen::Index k);
+  double naive_ratio(Eigen::Index k);
+  /// Starts a window with the pending move as its only member.
+  void open_window(Eigen::Index k, Look pivot, double step_growth);
+  /// Borders the window by the pending move, unless the guard refuses
+  /// (returns false, nothing changed).
+  bool extend_window(Eigen::Index k, Look pivot, double step_growth);
+  void store_move(Eigen::Index i, Eigen::Index k, Eigen::Index previous);
   void apply_window();
   /// ainvt <- ainvt - Z Y^T for the current window (m_ > 0).
   void correct(MatrixX<Storage>& ainvt, CorrectionWork& work) const;
@@ -119,25 +175,35 @@ class DelayedUpdate final : public UpdaterBase {
   Eigen::Index m_ = 0;      // accepted moves in the window
 
   // Window, preallocated N x K and K x K (leading dimensions N and K).
-  MatrixX<Look> u_;     // U
-  MatrixX<Look> w_;     // W = (V^T Ainv)^T
-  MatrixX<Look> binv_;  // B^{-1} (incremental)
-  MatrixX<Look> b_;     // B (naive)
-  LogDet log_det_b_;    // log|det B| and sign (naive)
+  MatrixX<Look> columns_;   // A' = [a'_1 .. a'_m], the new columns
+  MatrixX<Look> w_;         // W = (V^T Ainv)^T
+  MatrixX<Look> binv_;      // B^{-1}
+  MatrixX<Look> wa_table_;  // W^T A' (entry (j, i) = w_j^T a'_i)
+  MatrixX<Look> b_;         // B (naive)
+  LogDet log_det_b_;        // log|det B| and sign (naive)
+  std::vector<Eigen::Index> electron_;      // k_i
+  std::vector<Eigen::Index> previous_;      // p(i): earlier move of k_i in the window, or -1
+  std::vector<Eigen::Index> last_move_of_;  // per electron: its last move in the window, or -1
+  double column_norm2_ = 0;  // ||A'||_F^2
+  double w_norm2_ = 0;       // ||W||_F^2
+  double growth_sum_ = 0;    // sum of the window's moves' own growths
+  std::int64_t guard_flushes_ = 0;
 
   // The pending proposal's look-ahead quantities (valid between ratio() and
   // accept()/reject()).
   bool proposal_open_ = false;
   double pending_ratio_ = 0.0;
-  Look d_{};              // 1 + r^T u
-  Look pivot_{};          // rho in Look precision (incremental bordering pivot)
+  Look d_{};              // B's new diagonal entry
   LogDet log_det_b_new_;  // log|det B'| (naive)
-  VectorX<Look> du_;      // u, N
-  VectorX<Look> row_;     // r, N
-  VectorX<Look> b_col_;   // b, K
-  VectorX<Look> c_row_;   // c, K
-  VectorX<Look> t_;       // B^{-1} b, K
-  VectorX<Look> q_;       // B^{-T} c, K
+  VectorX<Look> column_;   // a', N
+  VectorX<Look> row_;      // r, N
+  VectorX<Look> cur_row_;  // the current row k of the inverse, N
+  VectorX<Look> ra_;       // A'^T r, K
+  VectorX<Look> wa_;       // W^T a', K
+  VectorX<Look> b_col_;    // b, K
+  VectorX<Look> c_row_;    // c, K
+  VectorX<Look> t_;        // B^{-1} b, K
+  VectorX<Look> q_;        // B^{-T} c, K
   MatrixX<Look> bordered_;     // naive: LU workspace, K x K
   std::vector<int> pivots_;    // naive: LU pivots
 

@@ -236,28 +236,51 @@ TEST(DelayedUpdate, SameElectronMovingRepeatedlyInsideOneWindow) {
   }
 }
 
-TEST(DelayedUpdate, WindowFlushesAfterKAcceptedMovesOnly) {
+/// Guard flushes of a delayed strategy, whatever the instantiation.
+std::int64_t guard_flushes(const DeterminantUpdater& s) {
+  if (auto* d = dynamic_cast<const DelayedUpdate<double, double>*>(&s)) return d->guard_flushes();
+  if (auto* f = dynamic_cast<const DelayedUpdate<float, float>*>(&s)) return f->guard_flushes();
+  if (auto* m = dynamic_cast<const DelayedUpdate<float, double>*>(&s)) return m->guard_flushes();
+  return -1;
+}
+
+TEST(DelayedUpdate, WindowFlushesAfterKAcceptedMovesOrByTheGuardOnly) {
+  // The window fills with accepted moves only and is applied when it holds
+  // K of them; the growth guard may apply it earlier, and the move that
+  // tripped it then opens the next window.
   std::mt19937_64 rng(11);
   const Eigen::Index n = 6;
-  const auto delayed = make_updater("delayed", options_for(Precision::double_, 3));
+  const int k = 3;
+  const auto delayed = make_updater("delayed", options_for(Precision::double_, k));
   delayed->reset(gaussian(n, n, rng));
-  int accepted = 0;
-  for (int j = 0; j < 20; ++j) {
+  Eigen::Index window = 0;
+  std::int64_t flushes = 0;
+  for (int j = 0; j < 40; ++j) {
     (void)delayed->ratio(j % n, gaussian(n, 1, rng).col(0));
     if (j % 3 == 1) {  // rejections neither fill the window nor flush it
       delayed->reject();
     } else {
+      const std::int64_t guarded = guard_flushes(*delayed);
       delayed->accept();
-      ++accepted;
+      if (guard_flushes(*delayed) > guarded) {
+        ASSERT_EQ(guard_flushes(*delayed), guarded + 1);
+        window = 0;
+        ++flushes;
+      }
+      if (++window == k) {
+        window = 0;
+        ++flushes;
+      }
     }
-    EXPECT_EQ(pending_moves(*delayed), accepted % 3);
-    EXPECT_EQ(delayed->counters().flushes, accepted / 3);
+    EXPECT_EQ(pending_moves(*delayed), window) << "move " << j;
+    EXPECT_EQ(delayed->counters().flushes, flushes) << "move " << j;
   }
   delayed->flush();
   EXPECT_EQ(pending_moves(*delayed), 0);
-  EXPECT_EQ(delayed->counters().flushes, accepted / 3 + (accepted % 3 != 0));
+  flushes += window != 0;
+  EXPECT_EQ(delayed->counters().flushes, flushes);
   delayed->flush();  // nothing pending: no flush counted
-  EXPECT_EQ(delayed->counters().flushes, accepted / 3 + (accepted % 3 != 0));
+  EXPECT_EQ(delayed->counters().flushes, flushes);
 }
 
 TEST(DelayedUpdate, FlushBetweenRatioAndDecisionIsAProtocolError) {

@@ -208,12 +208,12 @@ INSTANTIATE_TEST_SUITE_P(Factory, PrecisionProperty, ::testing::ValuesIn(precisi
                            return test_name(info.param.low.label);
                          });
 
-// Finding, kept as a disabled regression test until it is resolved (run it
-// with --gtest_also_run_disabled_tests; the same case is kept as a
-// "known-finding" corpus file, data/fuzz-corpus/delayed-3-double-*.h5):
-// delayed (Woodbury) updates exceed the generic error model when a window
-// follows a near-singular state, while Sherman-Morrison on the same sequence
-// stays well inside it. Shrunk counterexample of
+// Fixed finding, kept as a regression test (the same case is the corpus
+// file data/fuzz-corpus/delayed-3-double-*.h5, status "fixed"): delayed
+// (Woodbury) updates exceeded the generic error model when a window
+// followed a near-singular state, while Sherman-Morrison on the same
+// sequence stayed well inside it. Fixed by Sherman-Morrison's form of the
+// window and the growth guard (strategies/determinant/delayed_update.hpp). Shrunk counterexample of
 // LogDetAndResidualsMatchOracle (RC_PARAMS="max_success=1000 seed=136"):
 // N = 15, kappa = 1, recompute_every = 11. The 22nd accepted move has
 // rho = 1.9e-4 (kappa_F 1.5e5) and triggers the periodic refactorisation;
@@ -238,7 +238,7 @@ Case delayed_finding_case() {
   return build_randsvd_case(r);
 }
 
-TEST(StrategyFindings, DISABLED_DelayedFlushAfterNearSingularStateExceedsModel) {
+TEST(StrategyFindings, DelayedFlushAfterNearSingularStateStaysWithinModel) {
   const Case c = delayed_finding_case();
   const auto trace = trace_case(c);
   for (const PropertyConfig& cfg : property_configs()) {

@@ -38,19 +38,5 @@ TEST(FuzzCorpus, EveryCaseBehavesAsItsStatusSays) {
   }
 }
 
-// The corpus keeps the delayed-update finding (a window flushed after a
-// near-singular state, K >= 3) as an unfixed, known finding.
-TEST(FuzzCorpus, KeepsTheDelayedFinding) {
-  int found = 0;
-  for (const fs::path& file : corpus_files(kCorpus)) {
-    const CorpusEntry e = read_corpus_entry(file);
-    if (e.strategy == "delayed" && e.options.k >= 3 &&
-        e.property == "LogDetAndResidualsMatchOracle" && e.status == "known-finding") {
-      ++found;
-    }
-  }
-  EXPECT_GE(found, 1);
-}
-
 }  // namespace
 }  // namespace slaterlab
