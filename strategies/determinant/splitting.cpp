@@ -121,11 +121,7 @@ void Splitting<Storage>::accept() {
     ++mutable_counters().splits;
   }
   retry_queue();
-  if (queue_cols_.size() > kMaxQueued) {
-    refactorise();
-    return;
-  }
-  rebuild_schur();
+  if (queue_cols_.size() > kMaxQueued || !rebuild_schur()) refactorise();
 }
 
 template <class Storage>
@@ -169,14 +165,35 @@ void Splitting<Storage>::retry_queue() {
 }
 
 template <class Storage>
-void Splitting<Storage>::rebuild_schur() {
+bool Splitting<Storage>::rebuild_schur() {
   const Eigen::Index q = queued();
-  if (q == 0) return;
+  if (q == 0) return true;
+  // S_ij = delta_ij + r_ci^T v_j and the scale of its rounding error,
+  // |dS_ij| <= N eps (delta_ij + |r_ci|^T |v_j|) (gamma_N for a dot product
+  // of length N, eps the storage epsilon: the rows carry the storage's
+  // rounding).
   schur_.setIdentity(q, q);
-  for (Eigen::Index i = 0; i < q; ++i)
-    for (Eigen::Index j = 0; j < q; ++j)
-      schur_(i, j) += row_dot_double(queue_cols_[std::size_t(i)], queue_pieces_[std::size_t(j)]);
+  Eigen::MatrixXd scale = Eigen::MatrixXd::Identity(q, q);
+  for (Eigen::Index i = 0; i < q; ++i) {
+    const Eigen::VectorXd row = ainv_.row(queue_cols_[std::size_t(i)]).template cast<double>();
+    for (Eigen::Index j = 0; j < q; ++j) {
+      const Eigen::VectorXd& v = queue_pieces_[std::size_t(j)];
+      schur_(i, j) += row.dot(v);
+      scale(i, j) += row.cwiseAbs().dot(v.cwiseAbs());
+    }
+  }
   schur_lu_.compute(schur_);
+  // det S = det A / det A_app. S + dS stays nonsingular while
+  // ||S^{-1}||_1 ||dS||_1 < 1; when a perturbation of rounding size can make
+  // it singular (an accepted move made the exact matrix singular to working
+  // precision, e.g. an exact copy of another column), S^{-1} b has no
+  // correct digit and may be inf or NaN. Such a move is a breakdown that
+  // splitting cannot absorb: the caller refactorises.
+  const Eigen::MatrixXd inverse = schur_lu_.inverse();
+  const double bound = double(size()) * epsilon() *
+                       scale.colwise().sum().maxCoeff() *
+                       inverse.cwiseAbs().colwise().sum().maxCoeff();
+  return std::isfinite(bound) && bound < 0.5;
 }
 
 template <class Storage>

@@ -51,6 +51,13 @@
 //      piece waits instead until a later move (typically the same electron
 //      moving away) makes it applicable or absorbs it.
 //   4. More than kMaxQueued pieces: refactorise (bounds the O(N q) look-ahead).
+//   5. S singular to working precision (a perturbation of S of its rounding
+//      size, N eps (I + |P^T Ainv| |Q|), can make it singular: the move made
+//      the exact matrix singular, e.g. an exact copy of another column):
+//      refactorise, as sm recovers an accepted
+//      breakdown; the LU then either gives a finite inverse or reports the
+//      matrix singular (SingularMatrixError). No inf or NaN reaches a ratio
+//      or the inverse.
 // A refactorisation (reset, the recompute_every cadence counted in accepted
 // moves, the failures above) inverts the exact current matrix and clears
 // the queue. log_det accumulates log|rho| and the sign per accepted move (the
@@ -114,7 +121,8 @@ class Splitting final : public UpdaterBase {
   /// Applies queued piece `slot` whole if its denominator passes; erases it.
   bool try_apply_queued(std::size_t slot);
   void retry_queue();
-  void rebuild_schur();
+  /// Forms S and its LU; false when S is singular to working precision.
+  bool rebuild_schur();
   std::ptrdiff_t find_queued(Eigen::Index column) const;
 
   MatrixX<Storage> ainv_;  // inverse of the applied matrix
