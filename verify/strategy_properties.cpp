@@ -903,10 +903,15 @@ GeneratedCase generate_randsvd(const CaseLimits& lim) {
   const int kappa_steps = *rc::gen::inRange(0, 81);  // log10 kappa in 1/80ths of the range
   const int length = *rc::gen::inRange(0, lim.length_per_n * n + 1);
   const int recompute_every = lim.recompute ? *rc::gen::inRange(0, n + 1) : 0;
+  // Electrons from the first `spread` only: a small spread moves the same
+  // electrons again and again inside one delayed window (shrinks towards 1,
+  // one electron moving every time).
+  const int spread = *rc::gen::inRange(1, n + 1);
   RandsvdRecipe r;
   r.n = n;
   r.seed = *rc::gen::arbitrary<std::uint64_t>();
-  r.electrons = *rc::gen::container<std::vector<int>>(std::size_t(length), rc::gen::inRange(0, n));
+  r.electrons =
+      *rc::gen::container<std::vector<int>>(std::size_t(length), rc::gen::inRange(0, spread));
   r.accepts = pick_accepts(length, lim.all_accepted);
   r.log10_kappa = lim.max_log10_kappa * kappa_steps / 80.0;
   GeneratedCase g{build_randsvd_case(r), recompute_every, CaseMode::randsvd,

@@ -23,7 +23,10 @@
 // - gen_case(limits) picks, in this order (RapidCheck shrinks picks in the
 //   order they were made): N, the conditioning (log10 kappa, or the
 //   adversarial collapse size eta), the sequence length, then values (the
-//   recompute cadence, the seed of the bulk values, electron indices, the
+//   recompute cadence, for randsvd the electron spread (electrons drawn from
+//   the first `spread` only, so that small spreads move the same electrons
+//   repeatedly inside one delayed window), the seed of the bulk values,
+//   electron indices, the
 //   accept pattern — accept shrinks to reject — and the breakdown probe).
 // The error model is derived in strategy_properties.cpp, next to the code.
 
