@@ -86,9 +86,11 @@ const CountSpec kCounts[] = {
     {"splits", &StrategySummary::splits},
 };
 
+/// value <= limit, NaN meaning "does not apply"; the detail names the
+/// model when there is one (model > 0).
 Comparison bounded(const std::string& experiment, const std::string& strategy,
                    const std::string& metric, ComparisonKind kind, double value, double baseline,
-                   double limit) {
+                   double limit, double model = 0.0) {
   Comparison c{experiment, strategy, metric, kind, value, baseline, limit, true, ""};
   if (std::isnan(value) || std::isnan(baseline)) {
     // NaN means "does not apply": it must not apply in both, or in neither.
@@ -99,8 +101,9 @@ Comparison bounded(const std::string& experiment, const std::string& strategy,
     return c;
   }
   c.passed = value <= limit;
-  c.detail = fmt::format("{} {} vs baseline {} (limit {})", metric, number(value), number(baseline),
-                         number(limit));
+  const std::string model_part = model > 0.0 ? "model " + number(model) + ", " : "";
+  c.detail = fmt::format("{} {} vs baseline {} ({}limit {})", metric, number(value),
+                         number(baseline), model_part, number(limit));
   return c;
 }
 
@@ -266,10 +269,8 @@ void compare_strategy(const ExperimentResult& base_experiment, const StrategyRes
     const double baseline = b.*m.member;
     const double floor = metric_floor(m.scale, limits, base.info.epsilon, base_experiment);
     const double model = metric_model(m.model, base.info, base_experiment);
-    Comparison c = bounded(experiment, label, m.name, ComparisonKind::metric, s.*m.member,
-                           baseline, std::max(limits.factor * std::max(baseline, model), floor));
-    if (!std::isnan(c.value) && !std::isnan(c.baseline)) c.detail += ", model " + number(model);
-    out.push_back(std::move(c));
+    out.push_back(bounded(experiment, label, m.name, ComparisonKind::metric, s.*m.member, baseline,
+                          std::max(limits.factor * std::max(baseline, model), floor), model));
   }
   for (const auto& c : kCounts) {
     const double baseline = double(b.*c.member);
