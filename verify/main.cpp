@@ -159,7 +159,8 @@ int main_impl(int argc, char** argv) {
   regress_cmd->add_flag("--update-baseline", regress.update_baseline,
                         "Write the new results as the baseline (atomically) and say what it replaced");
   regress_cmd->add_option("--factor", regress.limits.factor,
-                          "How many times its baseline a metric may reach")->capture_default_str();
+                          "How many times the larger of its error model and its baseline a metric may reach "
+                          "(and a count its baseline)")->capture_default_str();
   regress_cmd->add_flag("-q,--quiet", regress.quiet,
                         "Only regressions, failed checks and baseline updates on stderr; no table");
 

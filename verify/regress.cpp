@@ -39,24 +39,37 @@ std::string join(const std::vector<std::string>& parts, const char* separator) {
 /// What the floor of a metric is proportional to (see the header).
 enum class Scale { one, log_det, per_n };
 
+/// The error model of a metric, in the metric's own unit (see the header):
+/// (1 + m) N eps times kappa_1, kappa_1^2 (the residual A X - I of an
+/// inverse that is backward stable row by row), kappa_rho (the largest
+/// condition numbers the reference recorded), 1 (orthogonal
+/// transformations), or (1 + m) alone for a metric already divided by
+/// N eps kappa_rho; none. m = updates_carried.
+enum class Model { none, kappa_1, kappa_1_squared, kappa_rho, n_eps, unit };
+
 struct MetricSpec {
   const char* name;
   double StrategySummary::*member;
   Scale scale;
+  Model model;
 };
 
 // Every deterministic accuracy summary; elapsed_s is timing, not accuracy,
 // and max_ratio_error_eps is max_ratio_error in other units.
 const MetricSpec kMetrics[] = {
-    {"worst_log_det_error", &StrategySummary::worst_log_det_error, Scale::log_det},
-    {"final_log_det_error", &StrategySummary::final_log_det_error, Scale::log_det},
-    {"max_ratio_error", &StrategySummary::max_ratio_error, Scale::one},
-    {"max_ratio_error_normalised", &StrategySummary::max_ratio_error_normalised, Scale::per_n},
-    {"max_inverse_residual", &StrategySummary::max_inverse_residual, Scale::one},
-    {"max_inverse_divergence", &StrategySummary::max_inverse_divergence, Scale::one},
-    {"final_inverse_divergence", &StrategySummary::final_inverse_divergence, Scale::one},
-    {"max_qr_residual", &StrategySummary::max_qr_residual, Scale::one},
-    {"max_orthogonality_loss", &StrategySummary::max_orthogonality_loss, Scale::one},
+    {"worst_log_det_error", &StrategySummary::worst_log_det_error, Scale::log_det, Model::kappa_1},
+    {"final_log_det_error", &StrategySummary::final_log_det_error, Scale::log_det, Model::kappa_1},
+    {"max_ratio_error", &StrategySummary::max_ratio_error, Scale::one, Model::kappa_rho},
+    {"max_ratio_error_normalised", &StrategySummary::max_ratio_error_normalised, Scale::per_n,
+     Model::unit},
+    {"max_inverse_residual", &StrategySummary::max_inverse_residual, Scale::one,
+     Model::kappa_1_squared},
+    {"max_inverse_divergence", &StrategySummary::max_inverse_divergence, Scale::one,
+     Model::kappa_1},
+    {"final_inverse_divergence", &StrategySummary::final_inverse_divergence, Scale::one,
+     Model::kappa_1},
+    {"max_qr_residual", &StrategySummary::max_qr_residual, Scale::one, Model::n_eps},
+    {"max_orthogonality_loss", &StrategySummary::max_orthogonality_loss, Scale::one, Model::n_eps},
 };
 
 struct CountSpec {
@@ -73,9 +86,11 @@ const CountSpec kCounts[] = {
     {"splits", &StrategySummary::splits},
 };
 
+/// value <= limit, NaN meaning "does not apply"; the detail names the
+/// model when there is one (model > 0).
 Comparison bounded(const std::string& experiment, const std::string& strategy,
                    const std::string& metric, ComparisonKind kind, double value, double baseline,
-                   double limit) {
+                   double limit, double model = 0.0) {
   Comparison c{experiment, strategy, metric, kind, value, baseline, limit, true, ""};
   if (std::isnan(value) || std::isnan(baseline)) {
     // NaN means "does not apply": it must not apply in both, or in neither.
@@ -86,8 +101,9 @@ Comparison bounded(const std::string& experiment, const std::string& strategy,
     return c;
   }
   c.passed = value <= limit;
-  c.detail = fmt::format("{} {} vs baseline {} (limit {})", metric, number(value), number(baseline),
-                         number(limit));
+  const std::string model_part = model > 0.0 ? "model " + number(model) + ", " : "";
+  c.detail = fmt::format("{} {} vs baseline {} ({}limit {})", metric, number(value),
+                         number(baseline), model_part, number(limit));
   return c;
 }
 
@@ -165,17 +181,19 @@ const T* find_named(const std::vector<T>& items, const std::string& name) {
   return nullptr;
 }
 
-double log_det_scale(const ExperimentResult& e) {
-  double scale = 1.0;
-  for (const auto& r : e.reference) scale = std::max(scale, std::abs(r.log_det));
-  return scale;
+/// The largest |field| over the reference's checkpoints, at least 1.
+double reference_max(const ExperimentResult& e, double ReferenceCheckpoint::*field) {
+  double largest = 1.0;
+  for (const auto& r : e.reference) largest = std::max(largest, std::abs(r.*field));
+  return largest;
 }
 
 /// floor_eps in the metric's own unit (see the header).
 double metric_floor(Scale scale, const RegressLimits& limits, double eps,
                     const ExperimentResult& experiment) {
   switch (scale) {
-    case Scale::log_det: return limits.floor_eps * eps * log_det_scale(experiment);
+    case Scale::log_det:
+      return limits.floor_eps * eps * reference_max(experiment, &ReferenceCheckpoint::log_det);
     // A relative ratio error of floor_eps * eps is floor_eps / (N kappa_rho)
     // in units of N eps kappa_rho, and kappa_rho >= 1.
     case Scale::per_n:
@@ -185,6 +203,60 @@ double metric_floor(Scale scale, const RegressLimits& limits, double eps,
   return limits.floor_eps * eps;
 }
 
+/// Accepted updates a strategy may carry since its last refactorisation: 0
+/// for LU recompute, else every accepted move of the experiment, or at most
+/// recompute_every of them.
+double updates_carried(const StrategyInfo& strategy, const ExperimentResult& experiment) {
+  if (strategy.name == "recompute") return 0.0;
+  const double accepted =
+      experiment.reference.empty() ? 0.0 : double(experiment.reference.back().accepted);
+  return strategy.recompute_every > 0 ? std::min(accepted, double(strategy.recompute_every))
+                                      : accepted;
+}
+
+/// The metric's error model in its own unit (see Model); 0 for none.
+double metric_model(Model model, const StrategyInfo& strategy, const ExperimentResult& experiment) {
+  const double growth = 1.0 + updates_carried(strategy, experiment);
+  const double n_eps = double(std::max<std::int64_t>(1, experiment.info.n)) * strategy.epsilon;
+  const double kappa_1 = reference_max(experiment, &ReferenceCheckpoint::condition_1);
+  switch (model) {
+    case Model::kappa_1: return growth * n_eps * kappa_1;
+    case Model::kappa_1_squared: return growth * n_eps * kappa_1 * kappa_1;
+    case Model::kappa_rho:
+      return growth * n_eps * reference_max(experiment, &ReferenceCheckpoint::ratio_condition_max);
+    case Model::n_eps: return growth * n_eps;
+    case Model::unit: return growth;
+    case Model::none: break;
+  }
+  return 0.0;
+}
+
+/// Why the baseline shows a strategy outside its error model on an
+/// experiment, or "" when it is inside: a matrix of the run is singular to
+/// the strategy's precision (eps kappa_1 >= 1: no digit can be promised), or
+/// a metric exceeds its model. There every error, and every decision and
+/// event it causes, is a chaotic function of each rounding.
+std::string outside_model(const ExperimentResult& experiment, const StrategyResult& base) {
+  const double singular =
+      base.info.epsilon * reference_max(experiment, &ReferenceCheckpoint::condition_1);
+  if (singular >= 1.0) return fmt::format("eps kappa_1 = {}", number(singular));
+  for (const auto& m : kMetrics) {
+    const double value = (*base.summary).*m.member;
+    const double model = metric_model(m.model, base.info, experiment);
+    if (value > model) {
+      return fmt::format("{} {} exceeds its model {}", m.name, number(value), number(model));
+    }
+  }
+  return "";
+}
+
+/// A comparison in a cell outside its model: reported, never failing.
+Comparison unjudged(Comparison c) {
+  c.passed = true;
+  c.detail += " (not judged: outside the error model in the baseline)";
+  return c;
+}
+
 void compare_strategy(const ExperimentResult& base_experiment, const StrategyResult& now,
                       const StrategyResult& base, const RegressLimits& limits,
                       RegressReport& report) {
@@ -192,24 +264,31 @@ void compare_strategy(const ExperimentResult& base_experiment, const StrategyRes
   const std::string& label = base.info.label;
   const StrategySummary& s = *now.summary;
   const StrategySummary& b = *base.summary;
+  std::vector<Comparison> out;
   for (const auto& m : kMetrics) {
     const double baseline = b.*m.member;
     const double floor = metric_floor(m.scale, limits, base.info.epsilon, base_experiment);
-    report.comparisons.push_back(bounded(experiment, label, m.name, ComparisonKind::metric,
-                                         s.*m.member, baseline,
-                                         std::max(limits.factor * baseline, floor)));
+    const double model = metric_model(m.model, base.info, base_experiment);
+    out.push_back(bounded(experiment, label, m.name, ComparisonKind::metric, s.*m.member, baseline,
+                          std::max(limits.factor * std::max(baseline, model), floor), model));
   }
   for (const auto& c : kCounts) {
     const double baseline = double(b.*c.member);
-    report.comparisons.push_back(bounded(experiment, label, c.name, ComparisonKind::count,
-                                         double(s.*c.member), baseline,
-                                         std::max(limits.factor * baseline, limits.count_floor)));
+    out.push_back(bounded(experiment, label, c.name, ComparisonKind::count, double(s.*c.member),
+                          baseline, std::max(limits.factor * baseline, limits.count_floor)));
   }
   const bool finished_ok = !(s.failed && !b.failed);
-  report.comparisons.push_back(structural(
+  out.push_back(structural(
       experiment, label, "finished", finished_ok,
       finished_ok ? (s.failed ? "could not finish, as in the baseline: " + s.failure : "finished")
                   : "could not finish (" + s.failure + "); the baseline finished"));
+  const std::string outside = outside_model(base_experiment, base);
+  if (!outside.empty()) {
+    report.notes.push_back(experiment + " / " + label + ": outside its error model in the " +
+                           "baseline (" + outside + "): not judged");
+    for (auto& c : out) c = unjudged(std::move(c));
+  }
+  report.comparisons.insert(report.comparisons.end(), out.begin(), out.end());
 }
 
 void compare_experiment(const ExperimentResult& now, const ExperimentResult& base,
