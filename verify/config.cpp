@@ -273,10 +273,16 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
   }
   w.seed = t.contains("seed") ? std::uint64_t(get_int(t, "seed", 0, where))
                               : mix_seed(study.seed, e.name);
-  try {
-    make_workload(w);  // validates kind and parameters with the workload's own messages
-  } catch (const std::invalid_argument& error) {
-    fail(where, error.what());
+  // Validates kind and parameters with the workload's own messages. A replay
+  // file's data is read later, once the study is known to fit in memory
+  // (check_before_running, verify/plan.hpp): its shape, read above, is all
+  // the plan needs, and the data of a file too large must never be loaded.
+  if (w.kind != "replay") {
+    try {
+      make_workload(w);
+    } catch (const std::invalid_argument& error) {
+      fail(where, error.what());
+    }
   }
   return e;
 }

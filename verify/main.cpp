@@ -10,6 +10,7 @@
 #include <csignal>
 #include <ctime>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "verify/hdf5_store.hpp"
 #include "verify/bench.hpp"
 #include "verify/fuzz.hpp"
+#include "verify/plan.hpp"
 #include "verify/regress.hpp"
 #include "verify/runner.hpp"
 #include "verify/table.hpp"
@@ -62,13 +64,28 @@ struct RunArgs {
   std::vector<std::string> sets;
   bool quiet = false;
   bool append = false;
+  bool dry_run = false;
 };
 
 int run_command(const RunArgs& args, const std::string& command_line) {
   const StudyConfig study = args.experiment.empty()
                                 ? parse_study(default_study_toml(), "default study", args.sets)
                                 : load_study(args.experiment, args.sets);
+  // Before any work: a study that cannot fit is refused (exit 2), and a long
+  // one says how long it will take.
+  const StudyPlan plan = plan_study(study);
+  const double available = available_memory_bytes();
+  if (args.dry_run) {
+    fmt::print("{}", format_plan(plan, available));
+    check_fits(plan, available);
+    return kExitOk;
+  }
+  check_before_running(study, plan, available);
   check_output_path(args.output, args.append);
+  if (!args.quiet && plan.seconds > 30) {
+    fmt::print(stderr, "slaterlab: estimated time about {}, peak memory about {}\n",
+               format_seconds(plan.seconds), format_bytes(plan.peak_bytes));
+  }
 
   const RunMetadata metadata{SLATERLAB_VERSION, SLATERLAB_GIT_COMMIT, utc_now(), host_name(),
                              command_line, study.resolved_toml};
@@ -130,6 +147,9 @@ int main_impl(int argc, char** argv) {
   run_cmd->add_option("--set", run.sets, "Override a key: section.key=value (repeatable)");
   run_cmd->add_flag("-q,--quiet", run.quiet, "No progress or summary on stderr");
   run_cmd->add_flag("--append", run.append, "Add the experiments to an existing results file");
+  run_cmd->add_flag("--dry-run", run.dry_run,
+                    "Print the resolved plan (experiments x strategies, moves, memory and time "
+                    "estimates) and exit without running");
 
   std::string table_file, table_format = "md";
   CLI::App* table_cmd = app.add_subcommand("table", "Print the comparison table of a results file");
@@ -230,6 +250,13 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "slaterlab: error: {}\n", e.what());
   } catch (const slaterlab::IoError& e) {
     fmt::print(stderr, "slaterlab: error: {}\n", e.what());
+  } catch (const std::bad_alloc&) {
+    // Anywhere the up-front estimate could not see (a replay file larger
+    // than its shape suggests, Arb at a high precision, another process
+    // taking the memory): one line, and the store's guarantee holds (the
+    // output was not replaced; only a killed run leaves its .partial).
+    fmt::print(stderr,
+               "slaterlab: error: out of memory (slaterlab run --dry-run shows the estimates)\n");
   }
   return slaterlab::kExitBadInput;
 }

@@ -17,6 +17,7 @@
 
 #include "verify/config.hpp"
 #include "verify/hdf5_handle.hpp"
+#include "verify/plan.hpp"
 #include "verify/statistics.hpp"
 #include "verify/table.hpp"
 
@@ -728,6 +729,7 @@ int regress_command(const RegressArgs& args, RunMetadata metadata, const RunOpti
   // Bad input first, before any work.
   validate(args);
   const StudyConfig study = load_study(args.experiment, args.sets);
+  check_before_running(study, plan_study(study), available_memory_bytes());
   const fs::path baseline_path = args.baseline;
   std::error_code ec;
   const bool have_baseline = fs::exists(baseline_path, ec);
