@@ -11,9 +11,11 @@
 // Error model (the one place every tolerance comes from).
 //  * A backward-stable computation returns the exact answer for a matrix
 //    A + Delta with ||Delta||_F <= eps_m ||A||_F, where
-//      eps_m = c (1 + m) N eps,  c = 10,
-//    m = accepted updates since the last refactorisation and eps the storage
-//    epsilon (eps = 2u). Why c = 10: the LU paths (getrf/getri, LU
+//      eps_m = c (g + m) N eps,  c = 10,  g = max(1, growth / 4),
+//    m = accepted updates since the last refactorisation, eps the storage
+//    epsilon (eps = 2u) and growth = || |L||U| ||_F / ||A||_F of the last
+//    factorisation (the oracle's long-double LU with partial pivoting).
+//    Why c = 10: the LU paths (getrf/getri, LU
 //    determinants) have componentwise backward error gamma_{3N} |L||U|, i.e.
 //    normwise 3 N u g = 1.5 N eps g with g = || |L||U| ||_F / ||A||_F. For
 //    these generators g was measured (2000 matrices per point) at max 3.2,
@@ -24,7 +26,26 @@
 //    lambda = 5 (failure probability below 1e-5 per bound) gives
 //    5 sqrt(3N)/2 g / N + (the ratio's own dot product) <= 9.9 for N <= 16.
 //    The Householder/Givens paths have constants of 2-3 and no growth. Each
-//    update adds a rounding of the same size, hence (1 + m). c was fixed at 10
+//    update adds a rounding of the same size, hence (g + m). c covers a
+//    growth up to 4; near-collinear (adversarial) matrices reach more, and
+//    the rows of getri's inverse are then backward stable only to
+//    gamma |X||L||U| (Higham, ASNA 14.3): g scales eps_m by the excess.
+//  * Rounding propagated through inverse updates (PropagatedRounding). An
+//    updated inverse carries every earlier update's rounding, mapped by the
+//    exact first-order map of each later update, E <- P E Q (P = I - y e_k^T
+//    / rho, Q = I - a' r^T / rho). Across a near-singular state this is
+//    neither bounded by the largest conditioning nor by the sum above: a
+//    rounding committed where ||A^{-1}|| was 1e7 is amplified by the later
+//    ratio's conditioning (the product of the two), or damped when the
+//    releasing update annihilates it. The model propagates 8 random-sign
+//    samples of each update's rounding at its bound's magnitude, in double,
+//    and adds lambda = 16 times their RMS effect on the ratio (and on the
+//    left residual). Random signs give the typical size of a sum of
+//    roundings; the samples' spread makes the RMS of 8 an estimate good to
+//    a factor ~2, and the maximal magnitudes overstate uniform roundings by
+//    ~sqrt(3); lambda = 16 leaves a margin of an order of magnitude on top.
+//    Strategies whose update rounds more than Sherman-Morrison's scale this
+//    term by model_factor() (delayed: its growth guard's factor). c was fixed at 10
 //    before the runs and is not tuned to them.
 //  * Condition numbers over the window since the last refactorisation
 //    (norm_max = max ||A_j||_F over the window and the candidate):
@@ -85,6 +106,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "strategies/determinant/delayed_update.hpp"
 #include "verify/suggest.hpp"
 
 namespace slaterlab {
@@ -109,11 +131,22 @@ struct LogDetLd {
 struct MatrixInfo {
   double norm_f = 0;      // ||A||_F
   double inv_norm_f = 0;  // ||A^{-1}||_F
+  double lu_growth = 1;   // || |L| |U| ||_F / ||A||_F of partial-pivoting LU
   LogDetLd log_det;
+};
+
+/// What the propagated-rounding estimate needs of a proposal (ErrorModel).
+struct StepVectors {
+  Eigen::Index k = 0;
+  VectorLd column;     // a'
+  VectorLd row;        // r = e_k^T A^{-1}
+  VectorLd update;     // y = A^{-1} a' - e_k
+  VectorLd row_norms;  // ||e_i^T A^{-1}|| for every row i
 };
 
 struct OracleStep {
   Ld rho = 0;
+  std::shared_ptr<const StepVectors> vectors;
   double row_norm = 0;     // ||e_k^T A^{-1}||_2
   double solve_norm = 0;   // ||A^{-1} a'||_2
   double sensitivity = 0;  // row_norm * solve_norm / |rho|  (kappa_rho / ||A||_F)
@@ -143,6 +176,13 @@ class Oracle {
     lu_.compute(a_);
     const auto& lu = lu_;
     inv_ = lu.inverse();
+    row_norms_ = inv_.rowwise().norm();
+    {
+      const MatrixLd lu_abs = lu.matrixLU().cwiseAbs();
+      const MatrixLd l = lu_abs.triangularView<Eigen::UnitLower>();
+      const MatrixLd u = lu_abs.triangularView<Eigen::Upper>();
+      info_.lu_growth = double((l * u).norm() / a_.norm());
+    }
     info_.norm_f = double(a_.norm());
     info_.inv_norm_f = double(inv_.norm());
     LogDetLd d;
@@ -181,6 +221,7 @@ class Oracle {
     VectorLd yk = y;
     yk(k) -= 1;
     s.candidate.inv_norm_f = double((inv_ - yk * x.transpose() / s.rho).norm());
+    s.vectors = std::make_shared<const StepVectors>(StepVectors{k, a, x, yk, row_norms_});
     return s;
   }
 
@@ -188,19 +229,128 @@ class Oracle {
   MatrixLd a_;
   Eigen::PartialPivLU<MatrixLd> lu_;
   MatrixLd inv_;  // for norms only
+  VectorLd row_norms_;
   MatrixInfo info_;
+};
+
+// ---- rounding propagated through inverse updates (see the file comment) -------
+
+/// Sample forward errors E of an updated inverse: each accepted move maps E
+/// by the exact first-order map of Sherman-Morrison, E <- P E Q with
+/// P = I - y e_k^T / rho, Q = I - a' r^T / rho, and adds that update's own
+/// rounding with random signs at its bound's magnitude: the product
+/// y = Ainv a' (sqrt(N) eps ||x_i|| ||a'|| per entry, N roundings adding as
+/// a random walk), the ratio (sqrt(N) eps ||r|| ||a'||), and the rank-1
+/// update (eps (|x_ij| + |y_i r_j / rho|) per entry, with |x_ij| taken as
+/// ||x_i|| / sqrt(N) and the signs as an outer product of random sign
+/// vectors: the same magnitude in any norm, at O(N^2) cost). The spread of
+/// e_k^T E a' over the samples estimates what a later ratio inherits. Double
+/// precision suffices: an estimate needs one correct digit.
+class PropagatedRounding {
+ public:
+  static constexpr int kSamples = 8;
+
+  PropagatedRounding(double eps, Eigen::Index n) : eps_(eps), n_(n) {}
+
+  void clear() { samples_.clear(); }
+
+  void accept(const OracleStep& o) {
+    const StepVectors& v = *o.vectors;
+    if (samples_.empty()) samples_.assign(kSamples, Eigen::MatrixXd::Zero(n_, n_));
+    const double rho = double(o.rho);
+    const Eigen::VectorXd a = v.column.cast<double>();
+    const Eigen::VectorXd r = v.row.cast<double>();
+    const Eigen::VectorXd y = v.update.cast<double>();
+    const Eigen::VectorXd row_norms = v.row_norms.cast<double>();
+    const double root_n = std::sqrt(double(n_));
+    const double a_norm = a.norm();
+    const Eigen::VectorXd dy_size = eps_ * root_n * a_norm * row_norms;
+    const double drho_size = eps_ * root_n * r.norm() * a_norm;
+    const Eigen::VectorXd entry_rows = eps_ * row_norms / root_n;
+    const Eigen::VectorXd abs_y = eps_ * y.cwiseAbs() / std::abs(rho);
+    const Eigen::VectorXd abs_r = r.cwiseAbs();
+    for (Eigen::MatrixXd& e : samples_) {
+      const Eigen::VectorXd ea = e * a;
+      const Eigen::VectorXd ek = e.row(v.k).transpose();
+      const double drho = sign() * drho_size;
+      const double c = (ek.dot(a) + drho) / (rho * rho);
+      const Eigen::VectorXd dy = signs().cwiseProduct(dy_size);
+      e.noalias() -= (ea + dy) * (r.transpose() / rho);
+      e.noalias() -= y * (ek.transpose() / rho);
+      e.noalias() += y * (c * r.transpose());
+      const Eigen::VectorXd sigma = signs();
+      const Eigen::VectorXd tau = signs();
+      e.noalias() += sigma.cwiseProduct(entry_rows) * tau.transpose();
+      e.noalias() += sigma.cwiseProduct(abs_y) * tau.cwiseProduct(abs_r).transpose();
+    }
+  }
+
+  /// RMS over the samples of |e_k^T E a| (absolute).
+  double product_error(Eigen::Index k, const Eigen::VectorXd& a) const {
+    if (samples_.empty()) return 0;
+    double sum = 0;
+    for (const Eigen::MatrixXd& e : samples_) {
+      const double d = e.row(k).dot(a.transpose());
+      sum += d * d;
+    }
+    return std::sqrt(sum / kSamples);
+  }
+
+  /// RMS over the samples of |e_k^T E a'| / |rho| for proposal `o`.
+  double ratio_error(const OracleStep& o) const {
+    const StepVectors& v = *o.vectors;
+    return product_error(v.k, v.column.cast<double>()) / double(std::abs(o.rho));
+  }
+
+  /// RMS over the samples of ||E A||_F (the left residual E leaves).
+  double left_residual(const MatrixLd& a) const {
+    if (samples_.empty()) return 0;
+    const Eigen::MatrixXd ad = a.cast<double>();
+    double sum = 0;
+    for (const Eigen::MatrixXd& e : samples_) sum += (e * ad).squaredNorm();
+    return std::sqrt(sum / kSamples);
+  }
+
+ private:
+  double sign() { return (rng_() & 1) ? -1.0 : 1.0; }
+  Eigen::VectorXd signs() {
+    Eigen::VectorXd s(n_);
+    for (Eigen::Index i = 0; i < n_; ++i) s(i) = sign();
+    return s;
+  }
+
+  double eps_;
+  Eigen::Index n_;
+  std::vector<Eigen::MatrixXd> samples_;  // empty while no update was propagated
+  std::mt19937_64 rng_{0x5105a7e5ULL};    // fixed: a property's bound is reproducible
 };
 
 // ---- the error model along a replay (derivation in the file comment) -----------
 
 class ErrorModel {
  public:
-  ErrorModel(double eps, Eigen::Index n, const MatrixInfo& a0) : eps_(eps), n_(double(n)) {
+  /// `factor` scales the propagated rounding for strategies whose update
+  /// rounds more than Sherman-Morrison's (model_factor()).
+  ErrorModel(double eps, Eigen::Index n, const MatrixInfo& a0, double factor = 1)
+      : eps_(eps), n_(double(n)), factor_(factor), propagated_(eps, n) {
     restart(a0);
   }
 
+  /// Safety factor on the propagated-rounding estimate (file comment).
+  static constexpr double kLambda = 16;
+
+  /// The propagated estimate of |e_k^T (X - A^{-1}) a|, with its factors.
+  double propagated_product(Eigen::Index k, const Eigen::VectorXd& a) const {
+    return kLambda * factor_ * propagated_.product_error(k, a);
+  }
+
   /// eps_m = c (1 + m) N eps.
-  double eps_m() const { return kC * (1.0 + m_) * n_ * eps_; }
+  /// eps_m = c (g + m) N eps, g = max(1, growth / kGrowthCovered) of the
+  /// last factorisation.
+  double eps_m() const { return kC * (growth_ + m_) * n_ * eps_; }
+
+  /// The LU growth || |L||U| ||_F / ||A||_F that c = 10 covers (file comment).
+  static constexpr double kGrowthCovered = 4;
 
   struct Bound {
     bool valid = false;  // b < 1/2: the bound is meaningful
@@ -214,10 +364,15 @@ class ErrorModel {
     const double inv = std::max({inv_max_, o.sensitivity, o.candidate.inv_norm_f});
     Bound b;
     b.kappa = norm * inv;
-    const double e = eps_m() * b.kappa;
+    const double e = eps_m() * b.kappa + kLambda * factor_ * propagated_.ratio_error(o);
     b.valid = std::isfinite(e) && e < 0.5;
     b.rel = e / (1 - e) + kC * n_ * kEpsLd * b.kappa;
     return b;
+  }
+
+  /// kLambda times the left residual the propagated update roundings leave.
+  double propagated_left_residual(const MatrixLd& a) const {
+    return kLambda * factor_ * propagated_.left_residual(a);
   }
 
   /// Records an accepted proposal; `refactorised` when the strategy counted a
@@ -233,6 +388,7 @@ class ErrorModel {
       return;
     }
     ++m_;
+    propagated_.accept(o);
     norm_max_ = std::max({norm_max_, o.candidate.norm_f, now.norm_f});
     inv_max_ = std::max({inv_max_, o.sensitivity, o.candidate.inv_norm_f, now.inv_norm_f});
   }
@@ -262,6 +418,8 @@ class ErrorModel {
  private:
   void restart(const MatrixInfo& a) {
     m_ = 0;
+    growth_ = std::max(1.0, a.lu_growth / kGrowthCovered);
+    propagated_.clear();
     norm_max_ = a.norm_f;
     inv_max_ = a.inv_norm_f;
     const double e = eps_m() * kappa_max();
@@ -278,7 +436,24 @@ class ErrorModel {
   double logdet_sum_ = 0;
   double sum_abs_log_ = 0;
   int terms_ = 0;
+  double growth_ = 1;
+  double factor_ = 1;
+  PropagatedRounding propagated_;
 };
+
+/// How much more than Sherman-Morrison a strategy's updates may round: 1,
+/// except for delayed updates, whose growth guard keeps every window within
+/// kGrowthFactor sqrt(K + 1) of the growth Sherman-Morrison commits on the
+/// same moves (strategies/determinant/delayed_update.hpp).
+double model_factor(const std::string& name, const UpdaterOptions& o) {
+  if (name != "delayed") return 1;
+  return DelayedUpdate<double, double>::kGrowthFactor * std::sqrt(double(o.k) + 1);
+}
+
+ErrorModel make_model(const std::string& name, const UpdaterOptions& o, const Case& c,
+                      const CaseTrace& t) {
+  return ErrorModel(storage_epsilon(o.precision), c.n(), t.initial, model_factor(name, o));
+}
 
 double rel_error(double value, Ld reference) {
   return double(std::abs(Ld(value) - reference) / std::abs(reference));
@@ -345,8 +520,7 @@ struct Playback {
 
 Playback play(const std::string& name, const UpdaterOptions& options, const Case& c,
               const CaseTrace& t) {
-  Playback r{make(name, options, options.recompute_every),
-             ErrorModel(storage_epsilon(options.precision), c.n(), t.initial)};
+  Playback r{make(name, options, options.recompute_every), make_model(name, options, c, t)};
   r.updater->reset(c.initial);
   for (std::size_t i = 0; i < c.moves.size(); ++i) {
     r.updater->ratio(c.moves[i].electron, c.moves[i].column);
@@ -372,7 +546,7 @@ std::optional<PropertyFailure> check_ratios(const std::string& name, const Updat
   const Property p = Property::ratios_match_oracle;
   auto up = make(name, options, options.recompute_every);
   up->reset(c.initial);
-  ErrorModel model(storage_epsilon(options.precision), c.n(), t.initial);
+  ErrorModel model = make_model(name, options, c, t);
   for (std::size_t i = 0; i < c.moves.size(); ++i) {
     const CaseMove& mv = c.moves[i];
     const OracleStep& o = t.steps[i];
@@ -450,7 +624,8 @@ std::optional<PropertyFailure> check_log_det_and_residuals(const std::string& na
     const Eigen::MatrixXd& x = *st.inverse;
     const MatrixLd xl = x.cast<Ld>();
     const double left = double((xl * a - MatrixLd::Identity(n, n)).norm());
-    const double bound = eps_m * std::max(model.kappa_max(), model.norm_max() * x.norm());
+    const double bound = eps_m * std::max(model.kappa_max(), model.norm_max() * x.norm()) +
+                         model.propagated_left_residual(a);
     const double right = double((a * xl - MatrixLd::Identity(n, n)).norm());
     const double kappa_final = fin.norm_f * fin.inv_norm_f;
     if (bound < 0.5) {
@@ -552,10 +727,14 @@ std::optional<PropertyFailure> check_near_singular(const std::string& name,
 
   // Everything the threshold depends on, from the oracle: the final state
   // after the prefix, its worst conditioning, m <= number of accepts.
-  ErrorModel model(storage_epsilon(options.precision), n, t.initial);
+  ErrorModel model = make_model(name, options, c, t);
   for (std::size_t i = 0; i < c.moves.size(); ++i)
     if (c.moves[i].accept) model.accepted(t.steps[i], t.after[i], false);
-  const double eta = model.eps_m() * model.kappa_max();
+  // The rounding propagated through the prefix's updates, as it reaches a
+  // copy of column j (the worse of the copies probed below).
+  const double propagated =
+      n > 1 ? model.propagated_product(k, t.final_matrix.col(j)) : 0.0;
+  const double eta = model.eps_m() * model.kappa_max() + propagated;
   if (!(eta < 0.5)) {  // precondition: the threshold below means something
     ++stats.vacuous;
     return std::nullopt;
@@ -566,8 +745,8 @@ std::optional<PropertyFailure> check_near_singular(const std::string& name,
   // error eps_m ||A|| amplified by at most kappa_max, so the computed rho
   // lies within eps_m / (1 - eta) * norm_max * inv_max * ||A^{-1} a'||,
   // with ||A^{-1} a'|| = ||e_j|| = 1 for a copy and at most sqrt(2) for the
-  // other proposals below (the u-form d = 1 + r^T (a' - a_k) of delayed
-  // updates sees ||a_k|| as well); i.e. sqrt(2) eps_m kappa_max / (1 - eta).
+  // other proposals below; i.e. sqrt(2) eps_m kappa_max / (1 - eta), with
+  // the rounding the prefix's updates propagated (ErrorModel) added to eta.
   // Twice that is the breakdown threshold.
   const double noise = std::sqrt(2.0) * eta / (1 - eta);
   const double threshold = 2 * noise;

@@ -241,6 +241,19 @@ void DelayedUpdate<Storage, Look>::accept() {
     }
     open_window(k, fresh, double(row_.norm()) * column_norm / std::abs(double(fresh)));
   }
+  // A near-singular move (|cos(cur, a')| = g^{-1} below 1 / (kGrowthFactor
+  // N), which random directions reach with probability ~0.05 / sqrt(N)) is
+  // folded into the explicit inverse at once, as Sherman-Morrison does:
+  // there the rounding committed at the near-singular state is damped by
+  // the exact update that releases it, whereas a window holding both moves
+  // applies them as one correction whose rounding keeps the size of the
+  // near-singular state's inverse.
+  const double cosine = double(cur_row_.norm()) * column_norm > 0 ? 1.0 / step_growth : 0.0;
+  if (m_ > 0 && m_ < capacity() && cosine < 1.0 / (kGrowthFactor * double(size()))) {
+    apply_window();
+    ++guard_flushes_;
+    return;
+  }
   if (m_ == capacity()) apply_window();
 }
 
