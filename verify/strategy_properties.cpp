@@ -128,11 +128,18 @@ struct LogDetLd {
   int sign = 1;
 };
 
+/// What seeding the propagated rounding at a factorisation needs.
+struct InverseState {
+  Eigen::MatrixXd inverse;       // A^{-1}
+  Eigen::MatrixXd residual_size;  // |A^{-1}| |L| |U|: row-wise size of getri's left residual
+};
+
 struct MatrixInfo {
   double norm_f = 0;      // ||A||_F
   double inv_norm_f = 0;  // ||A^{-1}||_F
   double lu_growth = 1;   // || |L| |U| ||_F / ||A||_F of partial-pivoting LU
   LogDetLd log_det;
+  std::shared_ptr<const InverseState> state;
 };
 
 /// What the propagated-rounding estimate needs of a proposal (ErrorModel).
@@ -181,7 +188,13 @@ class Oracle {
       const MatrixLd lu_abs = lu.matrixLU().cwiseAbs();
       const MatrixLd l = lu_abs.triangularView<Eigen::UnitLower>();
       const MatrixLd u = lu_abs.triangularView<Eigen::Upper>();
-      info_.lu_growth = double((l * u).norm() / a_.norm());
+      // |L||U| of P A: columns in A's order, rows permuted back.
+      const MatrixLd lu_product = lu.permutationP().transpose() * (l * u);
+      info_.lu_growth = double(lu_product.norm() / a_.norm());
+      auto state = std::make_shared<InverseState>();
+      state->inverse = inv_.cast<double>();
+      state->residual_size = (inv_.cwiseAbs() * lu_product).cast<double>();
+      info_.state = std::move(state);
     }
     info_.norm_f = double(a_.norm());
     info_.inv_norm_f = double(inv_.norm());
@@ -253,6 +266,23 @@ class PropagatedRounding {
   PropagatedRounding(double eps, Eigen::Index n) : eps_(eps), n_(n) {}
 
   void clear() { samples_.clear(); }
+
+  /// Starts from a factorisation: getri's rows are each backward stable for
+  /// a different nearby matrix, X A = I + R with |R| <= gamma |X||L||U| row
+  /// by row, so E = R A^{-1}; R's entries take random signs at the size
+  /// sqrt(N) eps (|X||L||U|)_ij (N roundings adding as a random walk).
+  /// Exact updates preserve one backward error but mix these different
+  /// rows, which is what propagates.
+  void seed(const InverseState& s) {
+    const double scale = eps_ * std::sqrt(double(n_));
+    samples_.assign(kSamples, Eigen::MatrixXd());
+    for (Eigen::MatrixXd& e : samples_) {
+      Eigen::MatrixXd r(n_, n_);
+      for (Eigen::Index j = 0; j < n_; ++j)
+        for (Eigen::Index i = 0; i < n_; ++i) r(i, j) = sign() * scale * s.residual_size(i, j);
+      e.noalias() = r * s.inverse;
+    }
+  }
 
   void accept(const OracleStep& o) {
     const StepVectors& v = *o.vectors;
@@ -420,6 +450,7 @@ class ErrorModel {
     m_ = 0;
     growth_ = std::max(1.0, a.lu_growth / kGrowthCovered);
     propagated_.clear();
+    if (a.state) propagated_.seed(*a.state);
     norm_max_ = a.norm_f;
     inv_max_ = a.inv_norm_f;
     const double e = eps_m() * kappa_max();
