@@ -248,7 +248,7 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
   w.singular = get_bool(t, "singular", w.singular, where);
 
   std::string default_name = fmt::format("{}-n{}", w.kind, n);
-  if (w.kind == "randsvd") default_name += "-kappa" + number_text(w.kappa);
+  if (w.kind == "randsvd" || w.kind == "randsvd-step") default_name += "-kappa" + number_text(w.kappa);
   e.name = get_string(t, "name", default_name, where);
 
   if (t.contains("moves") && t.contains("sweeps")) fail(where, "give 'moves' or 'sweeps', not both");

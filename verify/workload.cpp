@@ -23,11 +23,13 @@ constexpr std::uint64_t kInitialStream = kWorkloadStreams + 0;
 constexpr std::uint64_t kColumnStream = kWorkloadStreams + 1;
 constexpr std::uint64_t kOrderStream = kWorkloadStreams + 2;
 
-const std::vector<std::string> kKinds = {"gaussian", "randsvd", "small-step", "adversarial",
-                                          "slater"};
+const std::vector<std::string> kKinds = {"gaussian", "randsvd", "small-step", "randsvd-step",
+                                          "adversarial", "slater"};
 const std::vector<std::string> kModes = {"geometric", "arithmetic", "clustered-small",
                                          "clustered-large"};
-const std::vector<std::string> kOrders = {"sweep", "random"};
+const std::vector<std::string> kOrders = {"sweep", "random", "burst"};
+// "burst": one random electron moves this many times in a row.
+constexpr Eigen::Index kBurst = 4;
 
 // Shortest text that reads back to the same double.
 std::string to_text(double x) {
@@ -148,7 +150,10 @@ class WorkloadBase : public Workload {
   // The electron moved by proposal number moves_.
   Eigen::Index next_electron() {
     if (spec_.electron_order == "sweep") return moves_ % spec_.n;
-    return static_cast<Eigen::Index>(order_rng_.index(static_cast<std::uint64_t>(spec_.n)));
+    if (spec_.electron_order == "burst" && moves_ % kBurst != 0) return burst_electron_;
+    burst_electron_ =
+        static_cast<Eigen::Index>(order_rng_.index(static_cast<std::uint64_t>(spec_.n)));
+    return burst_electron_;
   }
 
   Eigen::VectorXd gaussian_column() { return column_rng_.normal_vector(spec_.n); }
@@ -158,6 +163,7 @@ class WorkloadBase : public Workload {
   Rng column_rng_;
   Rng order_rng_;
   Eigen::Index moves_ = 0;  // proposals returned so far
+  Eigen::Index burst_electron_ = 0;
 
  private:
   static void make_singular(Eigen::MatrixXd& a) {
@@ -200,7 +206,7 @@ class SmallStepWorkload final : public WorkloadBase {
   }
 };
 
-class RandsvdWorkload final : public WorkloadBase {
+class RandsvdWorkload : public WorkloadBase {
  public:
   using WorkloadBase::WorkloadBase;
 
@@ -216,16 +222,38 @@ class RandsvdWorkload final : public WorkloadBase {
   // columns up to the orthogonality between them (see the header).
   Move make_move(const Eigen::MatrixXd&) override {
     const Eigen::Index k = next_electron();
-    Eigen::VectorXd g = gaussian_column();
-    g *= 1.0 / std::sqrt(static_cast<double>(spec_.n));
-    return {k, u_sigma_ * g};
+    return {k, randsvd_column()};
   }
   std::vector<std::pair<std::string, std::string>> kind_parameters() const override {
-    return {{"kappa", to_text(spec_.kappa)}, {"mode", spec_.mode}};
+    std::vector<std::pair<std::string, std::string>> p = {{"kappa", to_text(spec_.kappa)},
+                                                          {"mode", spec_.mode}};
+    if (spec_.kind == "randsvd-step") p.emplace_back("delta", to_text(spec_.delta));
+    return p;
+  }
+
+  /// U Sigma g / sqrt(N): a column of the initial matrix's law.
+  Eigen::VectorXd randsvd_column() {
+    Eigen::VectorXd g = gaussian_column();
+    g *= 1.0 / std::sqrt(static_cast<double>(spec_.n));
+    return u_sigma_ * g;
   }
 
  private:
   Eigen::MatrixXd u_sigma_;
+};
+
+// randsvd-step: the randsvd initial matrix, and small steps of the same law,
+// a' = a_k + delta U Sigma g / sqrt(N): ratios near 1 at any kappa (the
+// high-kappa, high-acceptance regime of a DMC-like walk).
+class RandsvdStepWorkload final : public RandsvdWorkload {
+ public:
+  using RandsvdWorkload::RandsvdWorkload;
+
+ protected:
+  Move make_move(const Eigen::MatrixXd& current) override {
+    const Eigen::Index k = next_electron();
+    return {k, current.col(k) + spec_.delta * randsvd_column()};
+  }
 };
 
 // Cycles of collapse / hold / release moves; see the header for the design.
@@ -356,6 +384,7 @@ std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec) {
   if (spec.kind == "gaussian") return std::make_unique<GaussianWorkload>(spec);
   if (spec.kind == "randsvd") return std::make_unique<RandsvdWorkload>(spec);
   if (spec.kind == "small-step") return std::make_unique<SmallStepWorkload>(spec);
+  if (spec.kind == "randsvd-step") return std::make_unique<RandsvdStepWorkload>(spec);
   if (spec.kind == "slater") return std::make_unique<SlaterWorkload>(spec);
   return std::make_unique<AdversarialWorkload>(spec);
 }

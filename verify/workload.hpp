@@ -50,6 +50,9 @@
 //   ratio rho = e_k^T W^{-1} g / sqrt(N) does not depend on kappa: the
 //   workload stresses the conditioning of the inverse, not the ratios.
 // - small-step: A iid N(0,1); a' = a_k + delta * g, g iid N(0,1) (DMC-like).
+// - randsvd-step: the randsvd initial matrix (kappa, mode) and steps of its
+//   columns' law, a' = a_k + delta U Sigma g / sqrt(N): ratios near 1 at any
+//   kappa.
 //   rho - 1 = delta * (row k of A^{-1}) . g. For a Gaussian column a_k of
 //   entry variance s^2, independent of the others, this is delta / s times
 //   a standard Cauchy variate (a ratio of two independent normals), whatever
@@ -130,7 +133,8 @@ struct WorkloadSpec {
   std::string kind;                     // one of known_workloads()
   Eigen::Index n = 0;                   // matrix size, >= 1
   std::uint64_t seed = 0;
-  std::string electron_order = "sweep"; // "sweep" or "random"
+  std::string electron_order = "sweep"; // "sweep", "random" or "burst" (one random
+                                        // electron moves 4 times in a row)
   double kappa = 1e8;                   // randsvd: condition number, finite, >= 1
   std::string mode = "geometric";       // randsvd: see randsvd_singular_values
   double delta = 0.05;                  // small-step: step size, finite, > 0

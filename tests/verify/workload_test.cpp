@@ -69,8 +69,8 @@ double ratio_minus_one(const Eigen::MatrixXd& a, const Move& m) {
 
 TEST(WorkloadFactory, KnownKindsBuildAndDescribeThemselves) {
   EXPECT_EQ(known_workloads(),
-            (std::vector<std::string>{"gaussian", "randsvd", "small-step", "adversarial",
-                                      "slater"}));
+            (std::vector<std::string>{"gaussian", "randsvd", "small-step", "randsvd-step",
+                                      "adversarial", "slater"}));
   for (const auto& kind : known_workloads()) {
     auto w = make_workload(spec(kind, 6, 1));
     EXPECT_EQ(w->name(), kind);
@@ -82,11 +82,48 @@ TEST(WorkloadFactory, KnownKindsBuildAndDescribeThemselves) {
       EXPECT_TRUE(has(key)) << kind << " lacks " << key;
     }
     const bool kind_keys = kind == "randsvd"      ? has("kappa") && has("mode")
+                           : kind == "randsvd-step" ? has("kappa") && has("mode") && has("delta")
                            : kind == "small-step" ? has("delta")
                            : kind == "adversarial" ? has("eta") && has("chain") && has("hold")
                            : kind == "slater"      ? has("alpha") && has("delta")
                                                    : true;
     EXPECT_TRUE(kind_keys) << kind;
+  }
+}
+
+// randsvd-step starts from the randsvd matrix of the same seed and steps by
+// delta times the column randsvd would propose: exactly, bit for bit (the
+// same streams, one multiplication by delta = 0.5, a power of two).
+TEST(WorkloadFactory, RandsvdStepStepsByTheRandsvdColumnLaw) {
+  WorkloadSpec step_spec = spec("randsvd-step", 8, 11);
+  step_spec.kappa = 1e12;
+  step_spec.delta = 0.5;
+  WorkloadSpec plain_spec = spec("randsvd", 8, 11);
+  plain_spec.kappa = 1e12;
+  auto step = make_workload(step_spec);
+  auto plain = make_workload(plain_spec);
+  Eigen::MatrixXd a = step->initial_matrix();
+  EXPECT_TRUE(same_bits(a, plain->initial_matrix()));
+  for (int i = 0; i < 20; ++i) {
+    const Move m = step->next_move(a);
+    const Move p = plain->next_move(a);
+    ASSERT_EQ(m.k, p.k);
+    const Eigen::VectorXd expected = a.col(m.k) + 0.5 * p.column;
+    EXPECT_TRUE(same_bits(m.column, expected)) << "move " << i;
+    a.col(m.k) = m.column;
+  }
+}
+
+// "burst" moves one random electron four times in a row; the electrons of
+// the bursts are the ones "random" draws for its first moves.
+TEST(WorkloadFactory, BurstOrderMovesEachDrawnElectronFourTimes) {
+  auto burst = make_workload(spec("gaussian", 9, 5, "burst"));
+  auto random = make_workload(spec("gaussian", 9, 5, "random"));
+  Eigen::MatrixXd a = burst->initial_matrix();
+  const Eigen::MatrixXd b = random->initial_matrix();
+  for (int j = 0; j < 6; ++j) {
+    const Eigen::Index drawn = random->next_move(b).k;
+    for (int r = 0; r < 4; ++r) EXPECT_EQ(burst->next_move(a).k, drawn) << "burst " << j;
   }
 }
 
