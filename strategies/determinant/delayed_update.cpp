@@ -226,11 +226,24 @@ void DelayedUpdate<Storage, Look>::accept() {
   // This move's own amplification, as Sherman-Morrison commits it.
   const double column_norm = double(column_.norm());
   const double step_growth = double(cur_row_.norm()) * column_norm / std::abs(rho);
+  // A near-singular move (|cos(cur, a')| = 1 / g below 1 / (kGrowthFactor
+  // N), which random directions reach with probability ~0.05 / sqrt(N)) is
+  // applied alone, in Sherman-Morrison's form: the window before it is
+  // flushed, and so is the window of this one move. Sherman-Morrison damps
+  // the rounding committed at a near-singular state in the exact update
+  // that releases it, and forms a released row by scaling (x_k / rho); a
+  // window holding both applies them as one correction, whose products of
+  // the near-singular inverse's rows make small rows from large terms (the
+  // fuzzer found a row of norm 0.55 wrong by 7e-3 that way).
+  // So is a release (|rho| above kGrowthFactor N): its row shrinks by |rho|,
+  // which Sherman-Morrison does by scaling and a window by cancellation.
+  const double limit = kGrowthFactor * double(size());
+  const bool near_singular = step_growth > limit || std::abs(rho) > limit;
   if (m_ == 0) {
     open_window(k, Look(rho), step_growth);
-  } else if (!extend_window(k, Look(rho), step_growth)) {
-    // Bordering would amplify rounding beyond the guard: apply the window as
-    // it was, and open a new one with this move against the flushed inverse.
+  } else if (near_singular || !extend_window(k, Look(rho), step_growth)) {
+    // Apply the window as it was, and open a new one with this move against
+    // the flushed inverse.
     apply_window();
     ++guard_flushes_;
     row_ = ainvt_.col(k).template cast<Look>();
@@ -241,15 +254,7 @@ void DelayedUpdate<Storage, Look>::accept() {
     }
     open_window(k, fresh, double(row_.norm()) * column_norm / std::abs(double(fresh)));
   }
-  // A near-singular move (|cos(cur, a')| = g^{-1} below 1 / (kGrowthFactor
-  // N), which random directions reach with probability ~0.05 / sqrt(N)) is
-  // folded into the explicit inverse at once, as Sherman-Morrison does:
-  // there the rounding committed at the near-singular state is damped by
-  // the exact update that releases it, whereas a window holding both moves
-  // applies them as one correction whose rounding keeps the size of the
-  // near-singular state's inverse.
-  const double cosine = double(cur_row_.norm()) * column_norm > 0 ? 1.0 / step_growth : 0.0;
-  if (m_ > 0 && m_ < capacity() && cosine < 1.0 / (kGrowthFactor * double(size()))) {
+  if (near_singular && m_ < capacity()) {
     apply_window();
     ++guard_flushes_;
     return;

@@ -246,41 +246,49 @@ std::int64_t guard_flushes(const DeterminantUpdater& s) {
 
 TEST(DelayedUpdate, WindowFlushesAfterKAcceptedMovesOrByTheGuardOnly) {
   // The window fills with accepted moves only and is applied when it holds
-  // K of them; the growth guard may apply it earlier, and the move that
-  // tripped it then opens the next window.
+  // K of them; the guard may apply it earlier (the move that tripped it then
+  // opens the next window), and a near-singular or releasing move is applied
+  // alone (a second guard flush). Every flush is one of these.
   std::mt19937_64 rng(11);
   const Eigen::Index n = 6;
   const int k = 3;
   const auto delayed = make_updater("delayed", options_for(Precision::double_, k));
   delayed->reset(gaussian(n, n, rng));
-  Eigen::Index window = 0;
-  std::int64_t flushes = 0;
   for (int j = 0; j < 40; ++j) {
+    const Eigen::Index window = pending_moves(*delayed);
+    const std::int64_t flushes = delayed->counters().flushes;
+    const std::int64_t guarded = guard_flushes(*delayed);
     (void)delayed->ratio(j % n, gaussian(n, 1, rng).col(0));
     if (j % 3 == 1) {  // rejections neither fill the window nor flush it
       delayed->reject();
-    } else {
-      const std::int64_t guarded = guard_flushes(*delayed);
-      delayed->accept();
-      if (guard_flushes(*delayed) > guarded) {
-        ASSERT_EQ(guard_flushes(*delayed), guarded + 1);
-        window = 0;
-        ++flushes;
-      }
-      if (++window == k) {
-        window = 0;
-        ++flushes;
-      }
+      EXPECT_EQ(pending_moves(*delayed), window) << "move " << j;
+      EXPECT_EQ(delayed->counters().flushes, flushes) << "move " << j;
+      continue;
     }
-    EXPECT_EQ(pending_moves(*delayed), window) << "move " << j;
-    EXPECT_EQ(delayed->counters().flushes, flushes) << "move " << j;
+    delayed->accept();
+    const std::int64_t by_guard = guard_flushes(*delayed) - guarded;
+    const std::int64_t full = delayed->counters().flushes - flushes - by_guard;
+    ASSERT_GE(by_guard, 0);
+    ASSERT_LE(by_guard, 2);
+    ASSERT_TRUE(full == 0 || full == 1) << "move " << j;
+    const Eigen::Index now = pending_moves(*delayed);
+    EXPECT_LT(now, k);
+    if (by_guard == 0) {
+      // No guard: the move joined the window, which was applied if full.
+      EXPECT_EQ(now, full ? 0 : window + 1) << "move " << j;
+      EXPECT_EQ(full == 1, window + 1 == k) << "move " << j;
+    } else {
+      // The move opened a new window (1 move) or was applied alone (0).
+      EXPECT_LE(now, 1) << "move " << j;
+    }
   }
+  const Eigen::Index window = pending_moves(*delayed);
+  const std::int64_t flushes = delayed->counters().flushes;
   delayed->flush();
   EXPECT_EQ(pending_moves(*delayed), 0);
-  flushes += window != 0;
-  EXPECT_EQ(delayed->counters().flushes, flushes);
+  EXPECT_EQ(delayed->counters().flushes, flushes + (window != 0));
   delayed->flush();  // nothing pending: no flush counted
-  EXPECT_EQ(delayed->counters().flushes, flushes);
+  EXPECT_EQ(delayed->counters().flushes, flushes + (window != 0));
 }
 
 TEST(DelayedUpdate, FlushBetweenRatioAndDecisionIsAProtocolError) {
