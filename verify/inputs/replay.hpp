@@ -36,8 +36,6 @@
 #include <utility>
 #include <vector>
 
-#include "verify/inputs/workload.hpp"
-
 namespace slaterlab {
 
 inline constexpr std::int64_t kReplaySchemaVersion = 1;
@@ -80,14 +78,5 @@ ReplayData read_replay(const std::filesystem::path& path);
 /// Writes what it is given without validating it, so that tests can build
 /// bad files; read_replay is the judge. Throws ReplayError on I/O failure.
 void write_replay(const std::filesystem::path& path, const ReplayData& data);
-
-/// The "replay" workload: spec.file read with read_replay (so a bad file is
-/// reported when the workload is built, before any run); spec.n must be the
-/// file's N. Moves are served in file order, with the recorded decision and
-/// uniform when the file has them. parameters(): file, n, moves_in_file,
-/// layout, recorded_accept, recorded_uniform, content_fnv1a64 (a checksum
-/// of the file's bytes, so that results name the exact data) and the
-/// metadata attributes as "meta.<name>".
-std::unique_ptr<Workload> make_replay_workload(const WorkloadSpec& spec);
 
 }  // namespace slaterlab

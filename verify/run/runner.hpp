@@ -5,38 +5,11 @@
 // errors are comparable move for move, and a strategy's "decision flip"
 // (its own ratio would have decided otherwise) is measured, not acted on.
 
-#include <atomic>
-#include <stdexcept>
-#include <string>
-#include <vector>
-
 #include "verify/inputs/config.hpp"
+#include "verify/run/run_report.hpp"
 #include "verify/store/hdf5_store.hpp"
 
 namespace slaterlab {
-
-/// Bad input discovered while running (e.g. an exactly singular initial
-/// matrix): reported like a configuration error, exit code 2.
-class InputError : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
-
-struct RunOptions {
-  bool progress = false;                           // progress line on stderr
-  const std::atomic<bool>* interrupt = nullptr;    // stop between moves when set
-};
-
-struct CheckFailure {
-  std::string experiment;
-  std::string strategy;
-  std::string what;  // names the metric, its value and the limit
-};
-
-struct RunReport {
-  std::vector<CheckFailure> failures;
-  bool interrupted = false;
-};
 
 /// Runs every experiment of `study` and streams the results into `writer`
 /// (the caller commits). Throws InputError for bad input, IoError from the

@@ -10,7 +10,7 @@
 
 #include "verify/inputs/config.hpp"
 #include "verify/store/hdf5_store.hpp"
-#include "verify/run/runner.hpp"
+#include "verify/run/run_report.hpp"
 
 namespace slaterlab {
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "verify/run/runner.hpp"
 #include "verify/stats/statistics.hpp"
 #include "verify/report/table.hpp"
 
