@@ -26,7 +26,8 @@ const std::vector<std::string> kStudyKeys = {"name", "description", "seed"};
 const std::vector<std::string> kReferenceKeys = {"digits", "recompute_every", "certified_bits",
                                                  "certify"};
 const std::vector<std::string> kChecksKeys = {"sign_agreement", "max_ratio_error_normalised",
-                                              "strategy_must_finish", "precisions", "max_z_exact"};
+                                              "strategy_must_finish", "precisions", "max_z_exact",
+                                              "delayed_within_guard_of_sm"};
 const std::vector<std::string> kExperimentKeys = {
     "name",  "workload",       "n",          "moves",          "sweeps", "checkpoint_every",
     "seed",  "acceptance",     "acceptance_rate", "electron_order", "kappa", "mode",
@@ -380,6 +381,8 @@ void parse_checks(const toml::table* t, ChecksConfig& c, const std::string& sour
   check_keys(*t, kChecksKeys, where);
   c.sign_agreement = get_bool(*t, "sign_agreement", c.sign_agreement, where);
   c.strategy_must_finish = get_bool(*t, "strategy_must_finish", c.strategy_must_finish, where);
+  c.delayed_within_guard_of_sm =
+      get_bool(*t, "delayed_within_guard_of_sm", c.delayed_within_guard_of_sm, where);
   if (t->contains("max_z_exact")) c.max_z_exact = get_double(*t, "max_z_exact", 0.0, where);
   if (t->contains("max_ratio_error_normalised")) {
     c.max_ratio_error_normalised = get_double(*t, "max_ratio_error_normalised", 0.0, where);
@@ -443,6 +446,7 @@ toml::table resolved(const StudyConfig& s) {
   for (const auto& p : s.checks.precisions) precisions.push_back(p);
   toml::table checks{{"sign_agreement", s.checks.sign_agreement},
                      {"strategy_must_finish", s.checks.strategy_must_finish},
+                     {"delayed_within_guard_of_sm", s.checks.delayed_within_guard_of_sm},
                      {"precisions", precisions}};
   if (s.checks.max_ratio_error_normalised) {
     checks.insert("max_ratio_error_normalised", *s.checks.max_ratio_error_normalised);

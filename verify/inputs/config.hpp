@@ -73,6 +73,10 @@ struct ChecksConfig {
   /// Upper limit on the per-move ratio error in units of N eps kappa_rho
   /// (the backward-stable bound; README "Checks"). Unset = no limit.
   std::optional<double> max_ratio_error_normalised;
+  /// Every delayed strategy's max normalised ratio error and worst log-det
+  /// error stay within its growth guard's factor 16 sqrt(K+1) of sm's at the
+  /// same precision in the same experiment (README "Checks").
+  bool delayed_within_guard_of_sm = false;
   /// A strategy that cannot continue (singular to its precision) fails the run.
   bool strategy_must_finish = false;
   /// Precisions the checks apply to (empty = all).

@@ -10,6 +10,8 @@
 
 #include "reference/certified.hpp"
 #include "reference/mp.hpp"
+#include "strategies/determinant/delayed_update.hpp"
+#include "strategies/determinant/precision.hpp"
 #include "verify/run/metrics.hpp"
 #include "verify/inputs/rng.hpp"
 #include "verify/run/vmc_study.hpp"
@@ -99,6 +101,8 @@ class LockstepExperiment {
   void certify(const char* which);
   void finish(std::vector<CheckFailure>& failures);
   void check(const Lane& lane, std::vector<CheckFailure>& failures) const;
+  template <class Add>
+  void check_against_sm(const Lane& lane, const Add& add) const;
   void show_progress(bool force) const;
 
   const StudyConfig& study_;
@@ -312,6 +316,28 @@ void LockstepExperiment::check(const Lane& lane, std::vector<CheckFailure>& fail
     add(fmt::format("ratio error {:.3g} N eps kappa_rho exceeds the limit {:.3g}",
                     s.max_ratio_error_normalised, *checks.max_ratio_error_normalised));
   }
+  if (checks.delayed_within_guard_of_sm && lane.config->name == "delayed") {
+    check_against_sm(lane, add);
+  }
+}
+
+template <class Add>
+void LockstepExperiment::check_against_sm(const Lane& lane, const Add& add) const {
+  const auto sm = std::find_if(lanes_.begin(), lanes_.end(), [&](const Lane& other) {
+    return other.config->name == "sm" &&
+           other.config->options.precision == lane.config->options.precision;
+  });
+  if (sm == lanes_.end()) {
+    add("delayed_within_guard_of_sm: no sm strategy at this precision to compare with");
+    return;
+  }
+  if (lane.failed || sm->failed) return;  // strategy_must_finish judges these
+  const double n_eps =
+      double(experiment_.workload.n) * storage_epsilon(lane.config->options.precision);
+  for (std::string& what : compare_delayed_with_sm(lane.summary, sm->summary, sm->config->label,
+                                                   lane.config->options.k, n_eps)) {
+    add(std::move(what));
+  }
 }
 
 void LockstepExperiment::finish(std::vector<CheckFailure>& failures) {
@@ -346,6 +372,24 @@ bool LockstepExperiment::run(const RunOptions& options, std::vector<CheckFailure
 }
 
 }  // namespace
+
+std::vector<std::string> compare_delayed_with_sm(const StrategySummary& delayed,
+                                                 const StrategySummary& sm,
+                                                 const std::string& sm_label, int k, double n_eps) {
+  const double f = DelayedUpdate<double, double>::kGrowthFactor * std::sqrt(double(k) + 1);
+  std::vector<std::string> failures;
+  if (delayed.max_ratio_error_normalised > f * sm.max_ratio_error_normalised) {
+    failures.push_back(fmt::format("ratio error {:.3g} N eps kappa_rho exceeds {:.3g} times {}'s {:.3g}",
+                                   delayed.max_ratio_error_normalised, f, sm_label,
+                                   sm.max_ratio_error_normalised));
+  }
+  if (delayed.worst_log_det_error > f * std::max(sm.worst_log_det_error, n_eps)) {
+    failures.push_back(fmt::format("log-det error {:.3g} exceeds {:.3g} times max({}'s {:.3g}, N eps {:.3g})",
+                                   delayed.worst_log_det_error, f, sm_label,
+                                   sm.worst_log_det_error, n_eps));
+  }
+  return failures;
+}
 
 RunReport run_study(const StudyConfig& study, ResultWriter& writer, const RunOptions& options) {
   RunReport report;

@@ -5,6 +5,9 @@
 // errors are comparable move for move, and a strategy's "decision flip"
 // (its own ratio would have decided otherwise) is measured, not acted on.
 
+#include <string>
+#include <vector>
+
 #include "verify/inputs/config.hpp"
 #include "verify/run/run_report.hpp"
 #include "verify/store/hdf5_store.hpp"
@@ -15,5 +18,15 @@ namespace slaterlab {
 /// (the caller commits). Throws InputError for bad input, IoError from the
 /// store.
 RunReport run_study(const StudyConfig& study, ResultWriter& writer, const RunOptions& options);
+
+/// The check delayed_within_guard_of_sm for one delayed strategy (delay k)
+/// against sm at the same precision on the same moves: its max normalised
+/// ratio error within F = 16 sqrt(k+1) of sm's, its worst log-det error
+/// within F max(sm's, n_eps) (n_eps = N eps, one rounding per column: below
+/// it sm's error is luck, not a scale). F is the growth guard's own factor
+/// (strategies/determinant/delayed_update.hpp). One message per violation.
+std::vector<std::string> compare_delayed_with_sm(const StrategySummary& delayed,
+                                                 const StrategySummary& sm,
+                                                 const std::string& sm_label, int k, double n_eps);
 
 }  // namespace slaterlab

@@ -167,6 +167,74 @@ TEST_F(Runner, ChecksNameTheStrategyAndTheMetric) {
   }
 }
 
+TEST(CompareDelayedWithSm, HoldsWithinTheGuardFactorAndNamesEachViolation) {
+  // F = 16 sqrt(16 + 1) = 65.97 for K = 16.
+  StrategySummary sm;
+  sm.max_ratio_error_normalised = 1e-2;
+  sm.worst_log_det_error = 1e-12;
+  StrategySummary delayed = sm;
+  delayed.max_ratio_error_normalised = 65 * sm.max_ratio_error_normalised;
+  delayed.worst_log_det_error = 65 * sm.worst_log_det_error;
+  EXPECT_TRUE(compare_delayed_with_sm(delayed, sm, "sm-double", 16, 1e-14).empty());
+
+  delayed.max_ratio_error_normalised = 67 * sm.max_ratio_error_normalised;
+  auto failures = compare_delayed_with_sm(delayed, sm, "sm-double", 16, 1e-14);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("ratio error"), std::string::npos);
+  EXPECT_NE(failures[0].find("sm-double"), std::string::npos);
+
+  delayed.worst_log_det_error = 67 * sm.worst_log_det_error;
+  EXPECT_EQ(compare_delayed_with_sm(delayed, sm, "sm-double", 16, 1e-14).size(), 2u);
+  // A smaller K has a smaller factor: F = 16 sqrt(2) = 22.6 for K = 1.
+  delayed = sm;
+  delayed.max_ratio_error_normalised = 30 * sm.max_ratio_error_normalised;
+  EXPECT_EQ(compare_delayed_with_sm(delayed, sm, "sm-double", 1, 1e-14).size(), 1u);
+}
+
+TEST(CompareDelayedWithSm, LogDetIsJudgedAgainstNEpsWhenSmIsBelowIt) {
+  StrategySummary sm;  // sm's log-det error exactly 0: luck, not a scale
+  StrategySummary delayed;
+  delayed.worst_log_det_error = 60 * 1e-14;
+  EXPECT_TRUE(compare_delayed_with_sm(delayed, sm, "sm-double", 16, 1e-14).empty());
+  delayed.worst_log_det_error = 70 * 1e-14;
+  EXPECT_EQ(compare_delayed_with_sm(delayed, sm, "sm-double", 16, 1e-14).size(), 1u);
+}
+
+TEST_F(Runner, DelayedAgainstSmHoldsOnARunAndNeedsAnSmStrategy) {
+  RunReport report;
+  run(parse_study(R"(
+[checks]
+delayed_within_guard_of_sm = true
+[[experiment]]
+workload = "randsvd"
+kappa = 1e8
+n = 24
+sweeps = 3
+[[strategy]]
+name = "sm"
+[[strategy]]
+name = "delayed"
+k = 4
+)", "t"),
+      &report);
+  EXPECT_TRUE(report.failures.empty()) << report.failures.front().what;
+
+  RunReport without_sm;
+  run(parse_study(R"(
+[checks]
+delayed_within_guard_of_sm = true
+[[experiment]]
+n = 8
+moves = 16
+[[strategy]]
+name = "delayed"
+k = 4
+)", "t"),
+      &without_sm);
+  ASSERT_EQ(without_sm.failures.size(), 1u);
+  EXPECT_NE(without_sm.failures[0].what.find("no sm strategy"), std::string::npos);
+}
+
 TEST_F(Runner, MetricsThatDoNotApplyAreNaNNotZero) {
   const ResultsFile f = run(parse_study(R"(
 [[experiment]]
