@@ -5,14 +5,9 @@
 
 #include "strategies/determinant/cuda/delayed_kernels.hpp"
 #include "strategies/determinant/delayed_update.hpp"
+#include "strategies/determinant/delayed_window.hpp"
 
 namespace slaterlab {
-namespace {
-
-// The guard constant of the CPU delayed update: the same decisions on both.
-constexpr double kGrowthFactor = DelayedUpdate<double, double>::kGrowthFactor;
-
-}  // namespace
 
 template <class Storage, class Look>
 CudaDelayedUpdate<Storage, Look>::CudaDelayedUpdate(UpdaterOptions options)
@@ -121,52 +116,47 @@ void CudaDelayedUpdate<Storage, Look>::accept() {
   log_det_.log_abs += std::log(std::abs(rho));
   if (rho < 0) log_det_.sign = -log_det_.sign;
 
-  // The decisions of DelayedUpdate::accept (whose comment gives the why):
-  // the move's own growth, near-singular moves and releases applied alone,
-  // the growth guard on bordering, a flush when the window is full.
-  const double column_norm = double(cuda::nrm2(blas_, n(), column_.data()));
-  const double step_growth = double(cuda::nrm2(blas_, n(), cur_row_.data())) * column_norm / std::abs(rho);
-  const double limit = kGrowthFactor * double(size());
-  const bool near_singular = step_growth > limit || std::abs(rho) > limit;
-  if (m_ == 0) {
-    open_window(k, Look(rho), step_growth, column_norm);
-  } else if (near_singular || !extend_window(k, Look(rho), step_growth, column_norm)) {
-    apply_window();
-    ++guard_flushes_;
-    load_row(k);
-    const Look fresh = cuda::dot(blas_, n(), row_.data(), column_.data());
-    if (!(std::abs(double(fresh)) > 0) || !std::isfinite(double(fresh))) {
-      refactorise();
-      return;
-    }
-    const double row_norm = double(cuda::nrm2(blas_, n(), row_.data()));
-    open_window(k, fresh, row_norm * column_norm / std::abs(double(fresh)), column_norm);
-  }
-  if (near_singular && m_ < capacity()) {
-    apply_window();
-    ++guard_flushes_;
-    return;
-  }
-  if (m_ == capacity()) apply_window();
+  // This move's own amplification, as Sherman-Morrison commits it; then the
+  // CPU code's decisions (delayed_window.hpp).
+  column_norm_ = double(cuda::nrm2(blas_, n(), column_.data()));
+  const double step_growth = double(cuda::nrm2(blas_, n(), cur_row_.data())) * column_norm_ / std::abs(rho);
+  place_accepted_move(*this, k, rho, step_growth);
 }
 
 template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot, double step_growth,
-                                                   double column_norm) {
+void CudaDelayedUpdate<Storage, Look>::guard_flush() {
+  apply_window();
+  ++guard_flushes_;
+}
+
+template <class Storage, class Look>
+bool CudaDelayedUpdate<Storage, Look>::reopen_window(Eigen::Index k) {
+  load_row(k);
+  const Look fresh = cuda::dot(blas_, n(), row_.data(), column_.data());
+  if (!(std::abs(double(fresh)) > 0) || !std::isfinite(double(fresh))) {
+    refactorise();
+    return false;
+  }
+  const double row_norm = double(cuda::nrm2(blas_, n(), row_.data()));
+  open_window(k, fresh, row_norm * column_norm_ / std::abs(double(fresh)));
+  return true;
+}
+
+template <class Storage, class Look>
+void CudaDelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot, double step_growth) {
   // B = [r^T a'] = [pivot]: B^{-1} = [1 / pivot], W^T A' = [pivot].
   cuda::border_inverse<Look>(binv_.data(), wa_table_.data(), capacity(), nullptr, nullptr, nullptr,
                              nullptr, 0, pivot, pivot);
   store_move(0, k, -1);
   const double row_norm = double(cuda::nrm2(blas_, n(), row_.data()));
-  column_norm2_ = column_norm * column_norm;
+  column_norm2_ = column_norm_ * column_norm_;
   w_norm2_ = row_norm * row_norm;
   growth_sum_ = step_growth;
   m_ = 1;
 }
 
 template <class Storage, class Look>
-bool CudaDelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot, double step_growth,
-                                                     double column_norm) {
+bool CudaDelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot, double step_growth) {
   const int nn = n();
   const int m = m_;
   const int ld = capacity();
@@ -184,7 +174,7 @@ bool CudaDelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot,
   double binv2 = 0;
   cuda::download(&binv2, norm2_.data(), 1);
   const double row_norm = double(cuda::nrm2(blas_, nn, row_.data()));
-  const double a2 = column_norm2_ + column_norm * column_norm;
+  const double a2 = column_norm2_ + column_norm_ * column_norm_;
   const double w2 = w_norm2_ + row_norm * row_norm;
   const double growth = std::sqrt(w2 * a2 * binv2);
   if (!(growth <= kGrowthFactor * std::sqrt(double(m + 1)) * (growth_sum_ + step_growth))) return false;

@@ -17,8 +17,8 @@
 // the host). An accept computes ||cur||, ||a'|| (the move's own growth g)
 // and, when the window grows, b = W^T a' - (replaced) and t = B^{-1} b
 // (GEMV, kernel) and ||B'^{-1}||_F (one-block kernel): the host takes the
-// same guard decisions as the CPU code, with the same constant
-// (DelayedUpdate::kGrowthFactor), and the device borders B^{-1} (kernel).
+// guard decisions with the CPU code's own (delayed_window.hpp, same
+// constant), and the device borders B^{-1} (kernel).
 // The flush is three cuBLAS GEMMs: Z = W B^{-T}, Y = Ainv A' (then the
 // replaced columns subtracted, kernel), Ainv^T -= Z Y^T (N x N x m).
 // Refactorisations (reset, the recompute cadence, an accepted breakdown)
@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "strategies/cuda/runtime.hpp"
+#include "strategies/determinant/delayed_update.hpp"
 #include "strategies/determinant/linalg.hpp"
 #include "strategies/determinant/updater_base.hpp"
 
@@ -54,6 +55,8 @@ class CudaDelayedUpdate final : public UpdaterBase {
   MaintainedState maintained() const override;
 
   Eigen::Index pending_moves() const { return m_; }
+  /// The CPU delayed update's guard constant: the same decisions on both.
+  static constexpr double kGrowthFactor = DelayedUpdate<double, double>::kGrowthFactor;
   std::int64_t guard_flushes() const { return guard_flushes_; }
 
  private:
@@ -76,8 +79,13 @@ class CudaDelayedUpdate final : public UpdaterBase {
   void close_window();
   /// r <- row k of Ainv, in Look.
   void load_row(Eigen::Index k);
-  void open_window(Eigen::Index k, Look pivot, double step_growth, double column_norm);
-  bool extend_window(Eigen::Index k, Look pivot, double step_growth, double column_norm);
+  // The window operations place_accepted_move (delayed_window.hpp) decides between.
+  template <class Updater>
+  friend void place_accepted_move(Updater& u, Eigen::Index k, double pivot, double step_growth);
+  void open_window(Eigen::Index k, Look pivot, double step_growth);
+  bool extend_window(Eigen::Index k, Look pivot, double step_growth);
+  void guard_flush();
+  bool reopen_window(Eigen::Index k);
   void store_move(int i, Eigen::Index k, int previous);
   void apply_window();
   void correct(Array<Storage>& ainvt, CorrectionWork& work) const;
@@ -106,6 +114,7 @@ class CudaDelayedUpdate final : public UpdaterBase {
   std::int64_t guard_flushes_ = 0;
   bool proposal_open_ = false;
   double pending_ratio_ = 0.0;
+  double column_norm_ = 0.0;  // ||a'|| of the accepted move
 };
 
 }  // namespace slaterlab
