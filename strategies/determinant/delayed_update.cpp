@@ -1,5 +1,7 @@
 #include "strategies/determinant/delayed_update.hpp"
 
+#include "strategies/determinant/delayed_window.hpp"
+
 #include <cblas.h>
 
 #include <cmath>
@@ -232,42 +234,26 @@ void DelayedUpdate<Storage, Look>::accept() {
   if (rho < 0) log_det_.sign = -log_det_.sign;
 
   // This move's own amplification, as Sherman-Morrison commits it.
-  const double column_norm = double(column_.norm());
-  const double step_growth = double(cur_row_.norm()) * column_norm / std::abs(pivot);
-  // A near-singular move (|cos(cur, a')| = 1 / g below 1 / (kGrowthFactor
-  // N), which random directions reach with probability ~0.05 / sqrt(N)) is
-  // applied alone, in Sherman-Morrison's form: the window before it is
-  // flushed, and so is the window of this one move. Sherman-Morrison damps
-  // the rounding committed at a near-singular state in the exact update
-  // that releases it, and forms a released row by scaling (x_k / rho); a
-  // window holding both applies them as one correction, whose products of
-  // the near-singular inverse's rows make small rows from large terms (the
-  // fuzzer found a row of norm 0.55 wrong by 7e-3 that way).
-  // So is a release (|rho| above kGrowthFactor N): its row shrinks by |rho|,
-  // which Sherman-Morrison does by scaling and a window by cancellation.
-  const double limit = kGrowthFactor * double(size());
-  const bool near_singular = step_growth > limit || std::abs(pivot) > limit;
-  if (m_ == 0) {
-    open_window(k, Look(pivot), step_growth);
-  } else if (near_singular || !extend_window(k, Look(pivot), step_growth)) {
-    // Apply the window as it was, and open a new one with this move against
-    // the flushed inverse.
-    apply_window();
-    ++guard_flushes_;
-    row_ = ainvt_.col(k).template cast<Look>();
-    const Look fresh = row_.dot(column_);
-    if (!(std::abs(double(fresh)) > 0) || !std::isfinite(double(fresh))) {
-      refactorise();
-      return;
-    }
-    open_window(k, fresh, double(row_.norm()) * column_norm / std::abs(double(fresh)));
+  const double step_growth = double(cur_row_.norm()) * double(column_.norm()) / std::abs(pivot);
+  place_accepted_move(*this, k, pivot, step_growth);  // the guard's decisions (delayed_window.hpp)
+}
+
+template <class Storage, class Look>
+void DelayedUpdate<Storage, Look>::guard_flush() {
+  apply_window();
+  ++guard_flushes_;
+}
+
+template <class Storage, class Look>
+bool DelayedUpdate<Storage, Look>::reopen_window(Eigen::Index k) {
+  row_ = ainvt_.col(k).template cast<Look>();
+  const Look fresh = row_.dot(column_);
+  if (!(std::abs(double(fresh)) > 0) || !std::isfinite(double(fresh))) {
+    refactorise();
+    return false;
   }
-  if (near_singular && m_ < capacity()) {
-    apply_window();
-    ++guard_flushes_;
-    return;
-  }
-  if (m_ == capacity()) apply_window();
+  open_window(k, fresh, double(row_.norm()) * double(column_.norm()) / std::abs(double(fresh)));
+  return true;
 }
 
 template <class Storage, class Look>

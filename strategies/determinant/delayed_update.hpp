@@ -161,6 +161,14 @@ class DelayedUpdate final : public UpdaterBase {
   /// b (B's new column) and d (its new diagonal) for the pending move.
   void border_column(Eigen::Index k);
   double naive_ratio(Eigen::Index k);
+  template <class Updater>
+  friend void place_accepted_move(Updater& u, Eigen::Index k, double pivot, double step_growth);
+  /// Applies the window, counted as a guard flush.
+  void guard_flush();
+  /// After a guard flush: a window of the pending move against the flushed
+  /// inverse; false (refactorised instead) when its ratio there is 0 or not
+  /// finite.
+  bool reopen_window(Eigen::Index k);
   /// Starts a window with the pending move as its only member.
   void open_window(Eigen::Index k, Look pivot, double step_growth);
   /// Borders the window by the pending move, unless the guard refuses

@@ -2,6 +2,8 @@
 #include <functional>
 #include <stdexcept>
 
+#include "strategies/cuda/device.hpp"
+#include "strategies/determinant/cuda/delayed_cuda.hpp"
 #include "strategies/determinant/delayed_update.hpp"
 #include "strategies/determinant/qr_givens.hpp"
 #include "strategies/determinant/recompute.hpp"
@@ -43,7 +45,23 @@ std::vector<Entry>& registry() {
       {"qr-givens", {Precision::single, Precision::double_}, by_storage<QrGivens>()},
       {"qr-rank1", {Precision::single, Precision::double_}, by_storage<QrRank1>()},
   };
+  // Strategies that run on a CUDA device are known only where one is usable
+  // (device_strategies() names them otherwise).
+  static const bool with_device = [] {
+    if (!cuda_unavailable()) {
+      entries.push_back({"delayed-cuda", {Precision::single, Precision::double_, Precision::mixed},
+                         make_delayed_cuda});
+    }
+    return true;
+  }();
+  (void)with_device;
   return entries;
+}
+
+// The strategies that need a CUDA device.
+const std::vector<std::string>& device_strategies() {
+  static const std::vector<std::string> names = {"delayed-cuda"};
+  return names;
 }
 
 const Entry* find(const std::string& name) {
@@ -60,6 +78,10 @@ std::vector<std::string> known_strategies() {
   return names;
 }
 
+std::optional<std::string> strategy_unavailable(const std::string& name) {
+  return unavailable_on_cuda(name, device_strategies());
+}
+
 std::vector<Precision> supported_precisions(const std::string& name) {
   const Entry* e = find(name);
   return e ? e->precisions : std::vector<Precision>{};
@@ -68,6 +90,7 @@ std::vector<Precision> supported_precisions(const std::string& name) {
 std::unique_ptr<DeterminantUpdater> make_updater(const std::string& name,
                                                  const UpdaterOptions& options) {
   const Entry* e = find(name);
+  if (const auto why = strategy_unavailable(name)) throw std::invalid_argument(*why);
   if (!e) throw std::invalid_argument("unknown strategy '" + name + "'");
   if (std::find(e->precisions.begin(), e->precisions.end(), options.precision) ==
       e->precisions.end()) {

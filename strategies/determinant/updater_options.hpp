@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,14 @@ struct UpdaterOptions {
 
 /// Every strategy name the factory knows, for help texts and suggestions.
 std::vector<std::string> known_strategies();
+
+/// Why the named strategy cannot run here, or nullopt. For a strategy that
+/// needs a CUDA device ("delayed-cuda") where this build has no CUDA or no
+/// device is present: "<name>: not built with CUDA (...)" or "<name>: no
+/// CUDA device available (...)". Such a strategy is then absent from
+/// known_strategies() and make_updater throws std::invalid_argument with
+/// this message.
+std::optional<std::string> strategy_unavailable(const std::string& name);
 
 /// Which precisions a named strategy supports.
 std::vector<Precision> supported_precisions(const std::string& name);

@@ -1,5 +1,7 @@
 #include "strategies/orbitals/bspline.hpp"
 
+#include "strategies/orbitals/bspline_weights.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -211,38 +213,15 @@ template <class T>
 Axis<T> axis(double x, double half_width, double inv_h, Eigen::Index g, std::size_t stride,
              bool derivatives) {
   if (!std::isfinite(x)) throw std::invalid_argument("BsplineOrbitals: non-finite position coordinate");
-  const double gd = static_cast<double>(g);
-  double u = (x + half_width) * inv_h;
-  if (!(u >= 0.0 && u < gd)) {  // outside the box: wrap periodically (fmod is exact)
-    u = std::fmod(u, gd);
-    if (u < 0.0) u += gd;
-  }
-  const double fl = std::floor(u);
-  const double t = u - fl;
-  Eigen::Index i0 = static_cast<Eigen::Index>(fl);
-  if (i0 >= g) i0 -= g;  // u + G may round up to exactly G
+  const SplineStencil s = spline_stencil(x, half_width, inv_h, int(g), derivatives);
   Axis<T> a;
   for (int k = 0; k < 4; ++k) {
-    Eigen::Index j = i0 - 1 + k;  // in [-1, G + 2): one correction suffices (G >= 4)
-    if (j < 0) j += g;
-    else if (j >= g) j -= g;
-    a.offset[k] = static_cast<std::size_t>(j) * stride;
-  }
-  const double s = 1.0 - t, t2 = t * t, t3 = t2 * t;
-  a.w[0] = static_cast<T>(s * s * s / 6.0);
-  a.w[1] = static_cast<T>((3.0 * t3 - 6.0 * t2 + 4.0) / 6.0);
-  a.w[2] = static_cast<T>((-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0) / 6.0);
-  a.w[3] = static_cast<T>(t3 / 6.0);
-  if (derivatives) {
-    const double ih2 = inv_h * inv_h;
-    a.dw[0] = static_cast<T>(-0.5 * s * s * inv_h);
-    a.dw[1] = static_cast<T>((1.5 * t2 - 2.0 * t) * inv_h);
-    a.dw[2] = static_cast<T>((-1.5 * t2 + t + 0.5) * inv_h);
-    a.dw[3] = static_cast<T>(0.5 * t2 * inv_h);
-    a.d2w[0] = static_cast<T>(s * ih2);
-    a.d2w[1] = static_cast<T>((3.0 * t - 2.0) * ih2);
-    a.d2w[2] = static_cast<T>((1.0 - 3.0 * t) * ih2);
-    a.d2w[3] = static_cast<T>(t * ih2);
+    a.offset[k] = static_cast<std::size_t>(s.node[k]) * stride;
+    a.w[k] = static_cast<T>(s.w[k]);
+    if (derivatives) {
+      a.dw[k] = static_cast<T>(s.dw[k]);
+      a.d2w[k] = static_cast<T>(s.d2w[k]);
+    }
   }
   return a;
 }

@@ -229,6 +229,9 @@ class BsplineOrbitals final : public OrbitalSet {
   Eigen::Index padded_size() const { return npad_; }
   /// Bytes held by the coefficient table.
   std::size_t table_bytes() const { return coefs_.size() * sizeof(T); }
+  /// The whole coefficient table (G^3 Npad T's, layout above), e.g. to copy
+  /// it to a GPU.
+  const T* table() const { return coefs_.data(); }
   /// The coefficient of orbital i at grid node (ix, iy, iz).
   T coefficient(Eigen::Index ix, Eigen::Index iy, Eigen::Index iz, Eigen::Index i) const {
     return coefs_.data()[offset(ix, iy, iz) + static_cast<std::size_t>(i)];

@@ -3,6 +3,8 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
+#include <algorithm>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <random>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "strategies/determinant/updater_options.hpp"
+#include "verify/cli/bench_orbitals.hpp"
 
 namespace slaterlab {
 namespace {
@@ -37,9 +40,10 @@ const SweepData& sweep_data(Eigen::Index n) {
   return cache.emplace(n, std::move(data)).first->second;
 }
 
-/// One full sweep of accepted column updates per iteration.
+/// One sweep of accepted column updates per iteration: electrons 0..moves-1
+/// (all N by default).
 void sweep(benchmark::State& state, const std::string& strategy, const UpdaterOptions& options,
-           Eigen::Index n) {
+           Eigen::Index n, Eigen::Index moves) {
   const SweepData& data = sweep_data(n);
   const std::unique_ptr<DeterminantUpdater> updater = make_updater(strategy, options);
   std::int64_t breakdowns = 0;
@@ -47,7 +51,7 @@ void sweep(benchmark::State& state, const std::string& strategy, const UpdaterOp
     state.PauseTiming();
     updater->reset(data.start);
     state.ResumeTiming();
-    for (Eigen::Index k = 0; k < n; ++k) {
+    for (Eigen::Index k = 0; k < moves; ++k) {
       const Ratio r = updater->ratio(k, data.columns[std::size_t(k)]);
       benchmark::DoNotOptimize(r);
       updater->accept();
@@ -55,19 +59,49 @@ void sweep(benchmark::State& state, const std::string& strategy, const UpdaterOp
     updater->flush();
     breakdowns += updater->counters().breakdowns;
   }
-  state.SetItemsProcessed(state.iterations() * n);
+  state.SetItemsProcessed(state.iterations() * moves);
   state.counters["N"] = double(n);
-  if (strategy == "delayed") state.counters["K"] = double(options.k);
+  if (strategy != "sm") state.counters["K"] = double(options.k);
   // Sanity: a breakdown would put a refactorisation inside the timing.
   state.counters["breakdowns"] = double(breakdowns);
 }
 
-void register_case(const std::string& strategy, const UpdaterOptions& options, Eigen::Index n) {
+void register_case(const std::string& strategy, const UpdaterOptions& options, Eigen::Index n,
+                   Eigen::Index moves = 0) {
   const std::string name =
       "updates/" + make_updater(strategy, options)->label() + "/N:" + std::to_string(n);
+  const Eigen::Index count = moves > 0 ? std::min(moves, n) : n;
   benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-    sweep(state, strategy, options, n);
+    sweep(state, strategy, options, n, count);
   })->Unit(benchmark::kMillisecond);
+}
+
+/// delayed-cuda against sm and delayed on the CPU at N = 1024, 2048, 4096
+/// (the CPU cases at 1024 are those of register_all), registered only where
+/// a device is present; otherwise stderr says so once. An iteration is 1024
+/// accepted moves (a whole sweep at N = 1024), so that a CPU iteration at
+/// N = 4096 stays near a few seconds; items/s compare directly.
+void register_device_cases() {
+  if (const auto why = strategy_unavailable("delayed-cuda")) {
+    std::cerr << "slaterlab bench: GPU cases not registered: " << *why << "\n";
+    return;
+  }
+  constexpr Eigen::Index kMoves = 1024;
+  for (const Eigen::Index n : {1024, 2048, 4096}) {
+    for (const Precision p : {Precision::double_, Precision::single, Precision::mixed}) {
+      UpdaterOptions o;
+      o.precision = p;
+      for (const int k : {64, 256}) {
+        o.k = k;
+        register_case("delayed-cuda", o, n, kMoves);
+      }
+      if (n == 1024 || p == Precision::mixed) continue;
+      register_case("sm", o, n, kMoves);
+      o.k = 64;
+      register_case("delayed", o, n, kMoves);
+    }
+  }
+  register_orbital_benchmarks();
 }
 
 void register_all() {
@@ -85,6 +119,7 @@ void register_all() {
       }
     }
   }
+  register_device_cases();
 }
 
 }  // namespace

@@ -16,6 +16,11 @@
 //   updates/<strategy label>/N:<N>
 // e.g. updates/delayed-64-double/N:1024, updates/sm-float/N:256.
 //
+// Where a CUDA device is present, GPU cases are added (otherwise stderr
+// says once why not): delayed-cuda (K = 64, 256; float, double, mixed)
+// against sm and delayed-64 on the CPU at N = 1024, 2048, 4096, 1024 moves
+// per iteration, and the orbital cases of bench_orbitals.hpp.
+//
 // BLAS runs single-threaded: run_bench() calls openblas_set_num_threads(1)
 // before any benchmark (setting OPENBLAS_NUM_THREADS from inside the program
 // is too late: OpenBLAS reads it when the library is loaded). The BLAS

@@ -13,6 +13,7 @@
 
 #include "verify/inputs/replay.hpp"
 #include "strategies/sampling/scheme.hpp"
+#include "strategies/orbitals/cuda/device_orbitals.hpp"
 #include "verify/inputs/suggest.hpp"
 
 namespace slaterlab {
@@ -40,7 +41,8 @@ const std::vector<std::string> kVmcKeys = {
     "seed",      "divergence"};
 const std::set<std::string> kVmcListKeys = {"n", "alpha", "orbitals", "scheme", "grid",
                                             "step",   "strategy", "precision", "k"};
-const std::vector<std::string> kOrbitalSets = {"analytic", "bspline-double", "bspline-float"};
+const std::vector<std::string> kOrbitalSets = {"analytic", "bspline-double", "bspline-float",
+                                               "bspline-double-cuda", "bspline-float-cuda"};
 const std::vector<std::string> kStrategyKeys = {"name",      "label", "precision", "recompute_every",
                                                 "breakdown", "k",     "variant"};
 // Keys whose value may be a list: the entry expands to one per element
@@ -292,6 +294,7 @@ StrategyConfig parse_strategy(const toml::table& t, const std::string& where) {
   StrategyConfig s;
   s.name = get_string(t, "name", "", where);
   if (s.name.empty()) fail(where, "missing 'name' (one of the strategies)");
+  if (const auto why = strategy_unavailable(s.name)) fail(where, *why);
   const auto known = known_strategies();
   if (std::find(known.begin(), known.end(), s.name) == known.end()) {
     fail(where, "unknown strategy '" + s.name + "'" + suggestion_suffix(s.name, known));
@@ -327,6 +330,7 @@ VmcRunConfig parse_vmc(const toml::table& t, const StudyConfig& study, const std
   if (std::find(kOrbitalSets.begin(), kOrbitalSets.end(), v.orbitals) == kOrbitalSets.end()) {
     fail(where, "unknown orbitals '" + v.orbitals + "'" + suggestion_suffix(v.orbitals, kOrbitalSets));
   }
+  if (const auto why = orbital_set_unavailable(v.orbitals)) fail(where, *why);
   v.grid = get_int(t, "grid", 0, where);
   if (v.grid != 0 && v.grid < 4) fail(where, "'grid' must be 0 (default rule) or >= 4");
   v.scheme = get_string(t, "scheme", v.scheme, where);

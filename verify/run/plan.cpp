@@ -101,7 +101,9 @@ std::pair<std::string, double> spline_table(const VmcRunConfig& v) {
   BsplineBoxRule rule;
   rule.grid = v.grid;
   const Eigen::Index grid = ho_bspline_box(v.n, v.alpha, rule).grid;
-  const double bytes = v.orbitals == "bspline-float" ? bspline_build_bytes<float>(grid, v.n)
+  // A CUDA set ("-cuda") is built on the host first, as its CPU set.
+  const bool single = v.orbitals.rfind("bspline-float", 0) == 0;
+  const double bytes = single ? bspline_build_bytes<float>(grid, v.n)
                                                      : bspline_build_bytes<double>(grid, v.n);
   return {fmt::format("{}/{}/{:.17g}/{}", v.orbitals, v.n, v.alpha, grid), bytes};
 }

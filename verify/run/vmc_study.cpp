@@ -11,6 +11,7 @@
 
 #include "reference/harmonic_trap.hpp"
 #include "strategies/orbitals/bspline.hpp"
+#include "strategies/orbitals/cuda/device_orbitals.hpp"
 #include "strategies/orbitals/harmonic_oscillator.hpp"
 #include "strategies/orbitals/orbital_accuracy.hpp"
 #include "strategies/sampling/random_source.hpp"
@@ -28,10 +29,12 @@ bool is_reference_like(const VmcRunConfig& v) {
          v.strategy.options.precision == Precision::double_;
 }
 
-/// Grid points per dimension of a B-spline set, 0 for any other set.
+/// Grid points per dimension of a B-spline set (on the CPU or a CUDA
+/// device), 0 for any other set.
 Eigen::Index grid_of(const OrbitalSet& set) {
   if (const auto* f = dynamic_cast<const BsplineOrbitals<float>*>(&set)) return f->box().grid;
   if (const auto* d = dynamic_cast<const BsplineOrbitals<double>*>(&set)) return d->box().grid;
+  if (const auto box = cuda_bspline_box(set)) return box->grid;
   return 0;
 }
 
@@ -52,6 +55,10 @@ class OrbitalCache {
     const auto& exact = static_cast<const HarmonicOscillatorOrbitals&>(get("analytic", n, alpha, 0));
     BsplineBoxRule rule;
     rule.grid = grid;
+    // The CUDA sets copy the CPU set's table to the device; the CPU copy
+    // is dropped once it is there.
+    if (kind == "bspline-float-cuda") return on_cuda_device(BsplineOrbitals<float>(exact, rule));
+    if (kind == "bspline-double-cuda") return on_cuda_device(BsplineOrbitals<double>(exact, rule));
     if (kind == "bspline-float") return std::make_unique<BsplineOrbitals<float>>(exact, rule);
     return std::make_unique<BsplineOrbitals<double>>(exact, rule);
   }

@@ -1,0 +1,275 @@
+#include "strategies/determinant/cuda/delayed_cuda_update.hpp"
+
+#include <cmath>
+#include <type_traits>
+
+#include "strategies/determinant/cuda/delayed_kernels.hpp"
+#include "strategies/determinant/delayed_update.hpp"
+#include "strategies/determinant/delayed_window.hpp"
+
+namespace slaterlab {
+
+template <class Storage, class Look>
+CudaDelayedUpdate<Storage, Look>::CudaDelayedUpdate(UpdaterOptions options)
+    : UpdaterBase(std::move(options)) {
+  if (parse_delayed_variant(this->options().variant) != DelayedVariant::incremental)
+    throw std::invalid_argument("strategy 'delayed-cuda' has only the incremental look-ahead, not variant '" +
+                                this->options().variant + "'");
+}
+
+template <class Storage, class Look>
+std::string CudaDelayedUpdate<Storage, Look>::label() const {
+  return "delayed-cuda-" + std::to_string(options().k) + "-" + std::string(to_string(precision()));
+}
+
+template <class Storage, class Look>
+void CudaDelayedUpdate<Storage, Look>::allocate() {
+  const auto nn = std::size_t(n());
+  const auto kk = std::size_t(capacity());
+  if (ainvt_.size() == nn * nn && columns_.size() == nn * kk) return;  // same shape: keep
+  ainvt_ = Array<Storage>(nn * nn);
+  columns_ = Array<Look>(nn * kk);
+  w_ = Array<Look>(nn * kk);
+  binv_ = Array<Look>(kk * kk);
+  wa_table_ = Array<Look>(kk * kk);
+  electron_dev_ = Array<int>(kk);
+  previous_dev_ = Array<int>(kk);
+  exact_ = Array<double>(nn);
+  column_ = Array<Look>(nn);
+  row_ = Array<Look>(nn);
+  cur_row_ = Array<Look>(nn);
+  for (Array<Look>* v : {&ra_, &c_row_, &q_, &wa_, &b_col_, &t_}) *v = Array<Look>(kk);
+  norm2_ = Array<double>(1);
+  flush_work_ = {};
+}
+
+template <class Storage, class Look>
+void CudaDelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
+  begin_reset(a);
+  allocate();
+  electron_.assign(std::size_t(capacity()), 0);
+  previous_.assign(std::size_t(capacity()), -1);
+  last_move_of_.assign(std::size_t(n()), -1);
+  proposal_open_ = false;
+  guard_flushes_ = 0;
+  m_ = 0;
+  refactorise();
+  mutable_counters().recomputes = 0;  // the initial factorisation is not a recompute
+}
+
+template <class Storage, class Look>
+void CudaDelayedUpdate<Storage, Look>::refactorise() {
+  // The CPU inversion of sm and delayed (LU in double for mixed), uploaded
+  // transposed so that a row of Ainv is a contiguous device column.
+  Inversion<Storage> inv = precision() == Precision::mixed ? invert<Storage, double>(matrix())
+                                                           : invert<Storage, Storage>(matrix());
+  const MatrixX<Storage> ainvt = inv.inverse.transpose();
+  cuda::upload(ainvt_.data(), ainvt.data(), std::size_t(ainvt.size()));
+  log_det_ = inv.log_det;
+  close_window();
+  note_recompute();
+}
+
+template <class Storage, class Look>
+void CudaDelayedUpdate<Storage, Look>::close_window() {
+  for (int i = 0; i < m_; ++i) last_move_of_[std::size_t(electron_[std::size_t(i)])] = -1;
+  m_ = 0;
+}
+
+template <class Storage, class Look>
+void CudaDelayedUpdate<Storage, Look>::load_row(Eigen::Index k) {
+  cuda::convert(ainvt_.data() + k * size(), row_.data(), long(n()));
+}
+
+template <class Storage, class Look>
+Ratio CudaDelayedUpdate<Storage, Look>::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
+  begin_proposal(k, new_column);
+  proposal_open_ = true;
+  const int nn = n();
+  const int m = m_;
+  cuda::upload(exact_.data(), new_column.data(), std::size_t(nn));
+  cuda::convert(exact_.data(), column_.data(), long(nn));
+  load_row(k);
+  cuda::copy_on_device(cur_row_.data(), row_.data(), std::size_t(nn));
+  if (m > 0) {
+    // cur = r - W q, q = B^{-T} c, c_i = r^T a'_i - (r^T a'_{p(i)} or delta(k, k_i)).
+    cuda::gemv(blas_, true, nn, m, Look(1), columns_.data(), nn, row_.data(), Look(0), ra_.data());
+    cuda::subtract_replaced(ra_.data(), c_row_.data(), previous_dev_.data(), electron_dev_.data(), m,
+                            int(k));
+    cuda::gemv(blas_, true, m, m, Look(1), binv_.data(), capacity(), c_row_.data(), Look(0), q_.data());
+    cuda::gemv(blas_, false, nn, m, Look(-1), w_.data(), nn, q_.data(), Look(1), cur_row_.data());
+  }
+  pending_ratio_ = double(cuda::dot(blas_, nn, cur_row_.data(), column_.data()));
+  return classify(pending_ratio_);
+}
+
+template <class Storage, class Look>
+void CudaDelayedUpdate<Storage, Look>::accept() {
+  const double rho = pending_ratio_;
+  const Eigen::Index k = pending().k;
+  if (commit_pending()) {  // breakdown, or the periodic recompute is due
+    proposal_open_ = false;
+    refactorise();
+    return;
+  }
+  proposal_open_ = false;
+  log_det_.log_abs += std::log(std::abs(rho));
+  if (rho < 0) log_det_.sign = -log_det_.sign;
+
+  // This move's own amplification, as Sherman-Morrison commits it; then the
+  // CPU code's decisions (delayed_window.hpp).
+  column_norm_ = double(cuda::nrm2(blas_, n(), column_.data()));
+  const double step_growth = double(cuda::nrm2(blas_, n(), cur_row_.data())) * column_norm_ / std::abs(rho);
+  place_accepted_move(*this, k, rho, step_growth);
+}
+
+template <class Storage, class Look>
+void CudaDelayedUpdate<Storage, Look>::guard_flush() {
+  apply_window();
+  ++guard_flushes_;
+}
+
+template <class Storage, class Look>
+bool CudaDelayedUpdate<Storage, Look>::reopen_window(Eigen::Index k) {
+  load_row(k);
+  const Look fresh = cuda::dot(blas_, n(), row_.data(), column_.data());
+  if (!(std::abs(double(fresh)) > 0) || !std::isfinite(double(fresh))) {
+    refactorise();
+    return false;
+  }
+  const double row_norm = double(cuda::nrm2(blas_, n(), row_.data()));
+  open_window(k, fresh, row_norm * column_norm_ / std::abs(double(fresh)));
+  return true;
+}
+
+template <class Storage, class Look>
+void CudaDelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot, double step_growth) {
+  // B = [r^T a'] = [pivot]: B^{-1} = [1 / pivot], W^T A' = [pivot].
+  cuda::border_inverse<Look>(binv_.data(), wa_table_.data(), capacity(), nullptr, nullptr, nullptr,
+                             nullptr, 0, pivot, pivot);
+  store_move(0, k, -1);
+  const double row_norm = double(cuda::nrm2(blas_, n(), row_.data()));
+  column_norm2_ = column_norm_ * column_norm_;
+  w_norm2_ = row_norm * row_norm;
+  growth_sum_ = step_growth;
+  m_ = 1;
+}
+
+template <class Storage, class Look>
+bool CudaDelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot, double step_growth) {
+  const int nn = n();
+  const int m = m_;
+  const int ld = capacity();
+  const int p = last_move_of_[std::size_t(k)];
+  // b = W^T a' - (what this move replaces), t = B^{-1} b.
+  cuda::gemv(blas_, true, nn, m, Look(1), w_.data(), nn, column_.data(), Look(0), wa_.data());
+  cuda::border_column(wa_.data(), wa_table_.data(), ld, electron_dev_.data(), m, p, int(k),
+                      b_col_.data());
+  cuda::gemv(blas_, false, m, m, Look(1), binv_.data(), ld, b_col_.data(), Look(0), t_.data());
+
+  // The guard: G = ||W'||_F ||A'||_F ||B'^{-1}||_F within kGrowthFactor
+  // sqrt(m + 1) of the sum of the moves' own growths.
+  const double s = double(pivot);
+  cuda::bordered_inverse_norm2(binv_.data(), ld, t_.data(), q_.data(), m, s, norm2_.data());
+  double binv2 = 0;
+  cuda::download(&binv2, norm2_.data(), 1);
+  const double row_norm = double(cuda::nrm2(blas_, nn, row_.data()));
+  const double a2 = column_norm2_ + column_norm_ * column_norm_;
+  const double w2 = w_norm2_ + row_norm * row_norm;
+  const double growth = std::sqrt(w2 * a2 * binv2);
+  if (!(growth <= kGrowthFactor * std::sqrt(double(m + 1)) * (growth_sum_ + step_growth))) return false;
+
+  const Look rc = cuda::dot(blas_, nn, row_.data(), column_.data());
+  cuda::border_inverse(binv_.data(), wa_table_.data(), ld, t_.data(), q_.data(), wa_.data(), ra_.data(),
+                       m, pivot, rc);
+  store_move(m, k, p);
+  column_norm2_ = a2;
+  w_norm2_ = w2;
+  growth_sum_ += step_growth;
+  ++m_;
+  return true;
+}
+
+template <class Storage, class Look>
+void CudaDelayedUpdate<Storage, Look>::store_move(int i, Eigen::Index k, int previous) {
+  const auto nn = std::size_t(n());
+  cuda::copy_on_device(columns_.data() + std::size_t(i) * nn, column_.data(), nn);
+  cuda::copy_on_device(w_.data() + std::size_t(i) * nn, row_.data(), nn);
+  electron_[std::size_t(i)] = int(k);
+  previous_[std::size_t(i)] = previous;
+  last_move_of_[std::size_t(k)] = i;
+  cuda::upload(electron_dev_.data() + i, &electron_[std::size_t(i)], 1);
+  cuda::upload(previous_dev_.data() + i, &previous_[std::size_t(i)], 1);
+}
+
+template <class Storage, class Look>
+void CudaDelayedUpdate<Storage, Look>::reject() {
+  drop_pending();
+  proposal_open_ = false;
+}
+
+template <class Storage, class Look>
+void CudaDelayedUpdate<Storage, Look>::flush() {
+  if (proposal_open_) throw ProtocolError("flush: a ratio() is waiting for accept/reject");
+  if (m_ > 0) apply_window();
+}
+
+template <class Storage, class Look>
+void CudaDelayedUpdate<Storage, Look>::apply_window() {
+  correct(ainvt_, flush_work_);
+  close_window();
+  ++mutable_counters().flushes;
+}
+
+template <class Storage, class Look>
+void CudaDelayedUpdate<Storage, Look>::correct(Array<Storage>& ainvt, CorrectionWork& work) const {
+  const int nn = n();
+  const int m = m_;
+  const std::size_t block = std::size_t(nn) * std::size_t(capacity());
+  work.y.reserve(block);
+  work.z.reserve(block);
+  // Z = W B^{-T} (N x m), in Look.
+  cuda::gemm(blas_, false, true, nn, m, m, Look(1), w_.data(), nn, binv_.data(), capacity(), Look(0),
+             work.z.data(), nn);
+  const Storage* columns = nullptr;
+  const Storage* z = nullptr;
+  if constexpr (std::is_same_v<Storage, Look>) {
+    columns = columns_.data();
+    z = work.z.data();
+  } else {  // mixed: the flush GEMMs run in float on A' and Z rounded to float
+    work.columns_store.reserve(block);
+    work.z_store.reserve(block);
+    cuda::convert(columns_.data(), work.columns_store.data(), long(nn) * m);
+    cuda::convert(work.z.data(), work.z_store.data(), long(nn) * m);
+    columns = work.columns_store.data();
+    z = work.z_store.data();
+  }
+  // Y = Ainv A' (Ainv = (Ainv^T)^T), then Ainv U; Ainv^T -= Z Y^T.
+  cuda::gemm(blas_, true, false, nn, m, nn, Storage(1), ainvt.data(), nn, columns, nn, Storage(0),
+             work.y.data(), nn);
+  cuda::subtract_replaced_columns(work.y.data(), nn, m, previous_dev_.data(), electron_dev_.data());
+  cuda::gemm(blas_, false, true, nn, nn, m, Storage(-1), z, nn, work.y.data(), nn, Storage(1),
+             ainvt.data(), nn);
+}
+
+template <class Storage, class Look>
+MaintainedState CudaDelayedUpdate<Storage, Look>::maintained() const {
+  const auto count = std::size_t(n()) * std::size_t(n());
+  MatrixX<Storage> ainvt(size(), size());
+  if (m_ == 0) {
+    cuda::download(ainvt.data(), ainvt_.data(), count);
+  } else {  // correct a device copy: observing changes nothing
+    Array<Storage> copy(count);
+    cuda::copy_on_device(copy.data(), ainvt_.data(), count);
+    CorrectionWork work;
+    correct(copy, work);
+    cuda::download(ainvt.data(), copy.data(), count);
+  }
+  return {ainvt.transpose().template cast<double>(), std::nullopt};
+}
+
+template class CudaDelayedUpdate<float, float>;
+template class CudaDelayedUpdate<float, double>;
+template class CudaDelayedUpdate<double, double>;
+
+}  // namespace slaterlab

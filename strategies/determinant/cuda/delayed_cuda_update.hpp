@@ -1,0 +1,120 @@
+#pragma once
+// Delayed (rank-K) Sherman-Morrison-Woodbury updates on a CUDA GPU: the
+// algorithm of the CPU DelayedUpdate (strategies/determinant/delayed_update.hpp,
+// whose comment derives it), incremental look-ahead, with the N x N inverse
+// and every O(N) and O(N m) quantity kept on the device.
+//
+// On the device (column-major, leading dimension N for N-row arrays and K
+// for the window's K x K arrays): Ainv^T (Storage), the window's new columns
+// A' and rows W (Look), B^{-1} and W^T A' (Look), the move bookkeeping
+// k_i and p(i), and the proposal's vectors a', r, cur, A'^T r, c, q, W^T a',
+// b, t. On the host: the counts, the electrons' last window moves, the
+// window norms of the growth guard, log|det|.
+//
+// Per proposal: r = row k of Ainv (a column of Ainv^T), ra = A'^T r (cuBLAS
+// GEMV), c = ra - (what each move replaced) (kernel), q = B^{-T} c (GEMV),
+// cur = r - W q (GEMV), rho = cur^T a' (DOT, the one number that returns to
+// the host). An accept computes ||cur||, ||a'|| (the move's own growth g)
+// and, when the window grows, b = W^T a' - (replaced) and t = B^{-1} b
+// (GEMV, kernel) and ||B'^{-1}||_F (one-block kernel): the host takes the
+// guard decisions with the CPU code's own (delayed_window.hpp, same
+// constant), and the device borders B^{-1} (kernel).
+// The flush is three cuBLAS GEMMs: Z = W B^{-T}, Y = Ainv A' (then the
+// replaced columns subtracted, kernel), Ainv^T -= Z Y^T (N x N x m).
+// Refactorisations (reset, the recompute cadence, an accepted breakdown)
+// run the CPU's LU inversion (linalg.hpp, the same as sm and delayed) and
+// upload the result, so both start from the same inverse.
+//
+// Results differ from the CPU delayed update only by the rounding of the
+// cuBLAS reductions and fused multiply-adds: the same error model bounds
+// both (tests/determinant/update_test_support.hpp).
+
+#include <cstdint>
+#include <vector>
+
+#include "strategies/cuda/runtime.hpp"
+#include "strategies/determinant/delayed_update.hpp"
+#include "strategies/determinant/linalg.hpp"
+#include "strategies/determinant/updater_base.hpp"
+
+namespace slaterlab {
+
+template <class Storage, class Look>
+class CudaDelayedUpdate final : public UpdaterBase {
+ public:
+  explicit CudaDelayedUpdate(UpdaterOptions options);
+
+  /// "delayed-cuda-<K>-<precision>".
+  std::string label() const override;
+  void reset(const Eigen::MatrixXd& a) override;
+  Ratio ratio(Eigen::Index k, const Eigen::VectorXd& new_column) override;
+  void accept() override;
+  void reject() override;
+  void flush() override;
+  LogDet log_det() const override { return log_det_; }
+  MaintainedState maintained() const override;
+
+  Eigen::Index pending_moves() const { return m_; }
+  /// The CPU delayed update's guard constant: the same decisions on both.
+  static constexpr double kGrowthFactor = DelayedUpdate<double, double>::kGrowthFactor;
+  std::int64_t guard_flushes() const { return guard_flushes_; }
+
+ private:
+  template <class T>
+  using Array = cuda::DeviceArray<T>;
+
+  /// Scratch of the Woodbury correction (flush() owns one; maintained()
+  /// makes its own).
+  struct CorrectionWork {
+    Array<Storage> y;              // Ainv U, N x m
+    Array<Look> z;                 // W B^{-T}, N x m
+    Array<Storage> z_store;        // Z in Storage (mixed)
+    Array<Storage> columns_store;  // A' in Storage (mixed)
+  };
+
+  int n() const { return int(size()); }
+  int capacity() const { return options().k; }
+  void allocate();
+  void refactorise();
+  void close_window();
+  /// r <- row k of Ainv, in Look.
+  void load_row(Eigen::Index k);
+  // The window operations place_accepted_move (delayed_window.hpp) decides between.
+  template <class Updater>
+  friend void place_accepted_move(Updater& u, Eigen::Index k, double pivot, double step_growth);
+  void open_window(Eigen::Index k, Look pivot, double step_growth);
+  bool extend_window(Eigen::Index k, Look pivot, double step_growth);
+  void guard_flush();
+  bool reopen_window(Eigen::Index k);
+  void store_move(int i, Eigen::Index k, int previous);
+  void apply_window();
+  void correct(Array<Storage>& ainvt, CorrectionWork& work) const;
+
+  cuda::Blas blas_;
+  LogDet log_det_;
+  int m_ = 0;
+
+  // Device state.
+  Array<Storage> ainvt_;      // Ainv^T at the last flush, N x N
+  Array<Look> columns_;       // A', N x K
+  Array<Look> w_;             // W, N x K
+  Array<Look> binv_;          // B^{-1}, K x K
+  Array<Look> wa_table_;      // W^T A', K x K
+  Array<int> electron_dev_;   // k_i, K
+  Array<int> previous_dev_;   // p(i), K
+  Array<double> exact_;       // a' as given (double), N
+  Array<Look> column_, row_, cur_row_;  // a', r, cur: N
+  Array<Look> ra_, c_row_, q_, wa_, b_col_, t_;  // K each
+  Array<double> norm2_;       // the guard's ||B'^{-1}||_F^2, 1
+  CorrectionWork flush_work_;
+
+  // Host bookkeeping.
+  std::vector<int> electron_, previous_, last_move_of_;
+  double column_norm2_ = 0, w_norm2_ = 0, growth_sum_ = 0;
+  std::int64_t guard_flushes_ = 0;
+  bool proposal_open_ = false;
+  double pending_ratio_ = 0.0;
+  double column_norm_ = 0.0;  // ||a'|| of the accepted move
+};
+
+}  // namespace slaterlab

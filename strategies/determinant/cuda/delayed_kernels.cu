@@ -1,0 +1,171 @@
+#include "strategies/determinant/cuda/delayed_kernels.hpp"
+
+#include <cuda_runtime.h>
+
+#include "strategies/cuda/runtime.hpp"
+
+namespace slaterlab::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+int blocks_for(long count) { return int((count + kThreads - 1) / kThreads); }
+
+void check_launch(const char* what) { check(cudaGetLastError(), what); }
+
+template <class From, class To>
+__global__ void convert_kernel(const From* in, To* out, long count) {
+  for (long i = blockIdx.x * long(blockDim.x) + threadIdx.x; i < count; i += long(gridDim.x) * blockDim.x)
+    out[i] = To(in[i]);
+}
+
+template <class T>
+__global__ void subtract_replaced_kernel(const T* x, T* out, const int* previous,
+                                         const int* electron, int m, int k) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const int p = previous[i];
+  out[i] = x[i] - (p >= 0 ? x[p] : (electron[i] == k ? T(1) : T(0)));
+}
+
+template <class T>
+__global__ void border_column_kernel(const T* wa, const T* wa_table, int ld, const int* electron,
+                                     int m, int p, int k, T* b) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= m) return;
+  const T replaced = p >= 0 ? wa_table[j + long(p) * ld] : (electron[j] == k ? T(1) : T(0));
+  b[j] = wa[j] - replaced;
+}
+
+// One block: m <= K is small (the window), and the guard needs one number.
+template <class T>
+__global__ void bordered_inverse_norm2_kernel(const T* binv, int ld, const T* t, const T* q, int m,
+                                              double s, double* out) {
+  __shared__ double partial[kThreads];
+  double sum = 0;
+  for (long e = threadIdx.x; e < long(m) * m; e += blockDim.x) {
+    const int i = int(e % m), j = int(e / m);
+    const double v = double(binv[i + long(j) * ld]) + double(t[i]) * double(q[j]) / s;
+    sum += v * v;
+  }
+  for (int i = threadIdx.x; i < m; i += blockDim.x)
+    sum += (double(t[i]) * double(t[i]) + double(q[i]) * double(q[i])) / (s * s);
+  partial[threadIdx.x] = sum;
+  __syncthreads();
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (int(threadIdx.x) < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *out = partial[0] + 1.0 / (s * s);
+}
+
+template <class T>
+__global__ void border_inverse_kernel(T* binv, T* wa_table, int ld, const T* t, const T* q,
+                                      const T* wa, const T* ra, int m, T s) {
+  // (i, j) over the (m + 1) x (m + 1) bordered block, the corner excluded
+  // (set by the caller's second launch, so that no thread reads what
+  // another writes).
+  const long e = blockIdx.x * long(blockDim.x) + threadIdx.x;
+  const long size = long(m + 1) * (m + 1);
+  if (e >= size) return;
+  const int i = int(e % (m + 1)), j = int(e / (m + 1));
+  if (i < m && j < m) {
+    binv[i + long(j) * ld] += t[i] * (q[j] / s);
+  } else if (i < m) {  // j == m: the new column
+    binv[i + long(m) * ld] = -t[i] / s;
+    wa_table[i + long(m) * ld] = wa[i];
+  } else if (j < m) {  // i == m: the new row
+    binv[m + long(j) * ld] = -q[j] / s;
+    wa_table[m + long(j) * ld] = ra[j];
+  }
+}
+
+template <class T>
+__global__ void corner_kernel(T* binv, T* wa_table, int ld, int m, T s, T rc) {
+  binv[m + long(m) * ld] = T(1) / s;
+  wa_table[m + long(m) * ld] = rc;
+}
+
+template <class T>
+__global__ void subtract_replaced_columns_kernel(T* y, int n, int m, const int* previous,
+                                                 const int* electron) {
+  const int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= n) return;
+  for (int i = m - 1; i >= 0; --i) {
+    const int p = previous[i];
+    T& yi = y[row + long(i) * n];
+    if (p >= 0) {
+      yi -= y[row + long(p) * n];
+    } else if (electron[i] == row) {
+      yi -= T(1);
+    }
+  }
+}
+
+}  // namespace
+
+template <class From, class To>
+void convert(const From* in, To* out, long count) {
+  if (count <= 0) return;
+  const int blocks = blocks_for(count) < 4096 ? blocks_for(count) : 4096;
+  convert_kernel<<<blocks, kThreads>>>(in, out, count);
+  check_launch("convert");
+}
+
+template <class T>
+void subtract_replaced(const T* x, T* out, const int* previous, const int* electron, int m, int k) {
+  if (m <= 0) return;
+  subtract_replaced_kernel<<<blocks_for(m), kThreads>>>(x, out, previous, electron, m, k);
+  check_launch("subtract_replaced");
+}
+
+template <class T>
+void border_column(const T* wa, const T* wa_table, int ld, const int* electron, int m, int p, int k,
+                   T* b) {
+  if (m <= 0) return;
+  border_column_kernel<<<blocks_for(m), kThreads>>>(wa, wa_table, ld, electron, m, p, k, b);
+  check_launch("border_column");
+}
+
+template <class T>
+void bordered_inverse_norm2(const T* binv, int ld, const T* t, const T* q, int m, double s,
+                            double* out) {
+  bordered_inverse_norm2_kernel<<<1, kThreads>>>(binv, ld, t, q, m, s, out);
+  check_launch("bordered_inverse_norm2");
+}
+
+template <class T>
+void border_inverse(T* binv, T* wa_table, int ld, const T* t, const T* q, const T* wa, const T* ra,
+                    int m, T s, T rc) {
+  if (m > 0) {
+    border_inverse_kernel<<<blocks_for(long(m + 1) * (m + 1)), kThreads>>>(binv, wa_table, ld, t, q,
+                                                                           wa, ra, m, s);
+    check_launch("border_inverse");
+  }
+  corner_kernel<<<1, 1>>>(binv, wa_table, ld, m, s, rc);
+  check_launch("border_inverse corner");
+}
+
+template <class T>
+void subtract_replaced_columns(T* y, int n, int m, const int* previous, const int* electron) {
+  subtract_replaced_columns_kernel<<<blocks_for(n), kThreads>>>(y, n, m, previous, electron);
+  check_launch("subtract_replaced_columns");
+}
+
+template void convert<double, float>(const double*, float*, long);
+template void convert<float, double>(const float*, double*, long);
+template void convert<float, float>(const float*, float*, long);
+template void convert<double, double>(const double*, double*, long);
+
+#define SLATERLAB_DELAYED_KERNELS(T)                                                              \
+  template void subtract_replaced<T>(const T*, T*, const int*, const int*, int, int);            \
+  template void border_column<T>(const T*, const T*, int, const int*, int, int, int, T*);        \
+  template void bordered_inverse_norm2<T>(const T*, int, const T*, const T*, int, double,        \
+                                          double*);                                              \
+  template void border_inverse<T>(T*, T*, int, const T*, const T*, const T*, const T*, int, T, T); \
+  template void subtract_replaced_columns<T>(T*, int, int, const int*, const int*);
+SLATERLAB_DELAYED_KERNELS(float)
+SLATERLAB_DELAYED_KERNELS(double)
+#undef SLATERLAB_DELAYED_KERNELS
+
+}  // namespace slaterlab::cuda
