@@ -28,7 +28,7 @@ template <class Storage>
 void Splitting<Storage>::refactorise() {
   Inversion<Storage> inv = precision() == Precision::mixed ? invert<Storage, double>(matrix())
                                                            : invert<Storage, Storage>(matrix());
-  ainv_ = std::move(inv.inverse);
+  ainvt_ = inv.inverse.transpose();
   log_det_ = inv.log_det;
   queue_cols_.clear();
   queue_pieces_.clear();
@@ -39,14 +39,14 @@ void Splitting<Storage>::refactorise() {
 template <class Storage>
 double Splitting<Storage>::row_dot(Eigen::Index c, const VectorX<Storage>& x) const {
   if (precision() == Precision::mixed) {
-    return ainv_.row(c).template cast<double>().dot(x.template cast<double>());
+    return ainvt_.col(c).template cast<double>().dot(x.template cast<double>());
   }
-  return double(ainv_.row(c).dot(x));
+  return double(ainvt_.col(c).dot(x));
 }
 
 template <class Storage>
 double Splitting<Storage>::row_dot_double(Eigen::Index c, const Eigen::VectorXd& v) const {
-  return ainv_.row(c).template cast<double>().dot(v);
+  return ainvt_.col(c).template cast<double>().dot(v);
 }
 
 template <class Storage>
@@ -127,11 +127,11 @@ void Splitting<Storage>::accept() {
 template <class Storage>
 void Splitting<Storage>::apply_fresh(Eigen::Index k, double den, Storage scale) {
   // Same arithmetic as sm for scale = 1; the half is the sm vector times 0.5.
-  blas::gemv<Storage>(false, Storage(1), ainv_, new_column_.data(), Storage(0), x_.data());
+  blas::gemv<Storage>(true, Storage(1), ainvt_, new_column_.data(), Storage(0), x_.data());
   x_(k) -= Storage(1);
   if (scale != Storage(1)) x_ *= scale;
-  row_ = ainv_.row(k).transpose();
-  blas::ger<Storage>(Storage(-1.0 / den), x_.data(), row_.data(), ainv_);
+  row_ = ainvt_.col(k);
+  blas::ger<Storage>(Storage(-1.0 / den), row_.data(), x_.data(), ainvt_);
 }
 
 template <class Storage>
@@ -141,9 +141,9 @@ bool Splitting<Storage>::try_apply_queued(std::size_t slot) {
   const double den = 1.0 + row_dot_double(c, v);
   if (!(std::abs(den) >= options().breakdown) || !std::isfinite(den)) return false;
   piece_ = v.cast<Storage>();
-  blas::gemv<Storage>(false, Storage(1), ainv_, piece_.data(), Storage(0), x_.data());
-  row_ = ainv_.row(c).transpose();
-  blas::ger<Storage>(Storage(-1.0 / den), x_.data(), row_.data(), ainv_);
+  blas::gemv<Storage>(true, Storage(1), ainvt_, piece_.data(), Storage(0), x_.data());
+  row_ = ainvt_.col(c);
+  blas::ger<Storage>(Storage(-1.0 / den), row_.data(), x_.data(), ainvt_);
   queue_cols_.erase(queue_cols_.begin() + std::ptrdiff_t(slot));
   queue_pieces_.erase(queue_pieces_.begin() + std::ptrdiff_t(slot));
   return true;
@@ -175,7 +175,7 @@ bool Splitting<Storage>::rebuild_schur() {
   schur_.setIdentity(q, q);
   Eigen::MatrixXd scale = Eigen::MatrixXd::Identity(q, q);
   for (Eigen::Index i = 0; i < q; ++i) {
-    const Eigen::VectorXd row = ainv_.row(queue_cols_[std::size_t(i)]).template cast<double>();
+    const Eigen::VectorXd row = ainvt_.col(queue_cols_[std::size_t(i)]).template cast<double>();
     for (Eigen::Index j = 0; j < q; ++j) {
       const Eigen::VectorXd& v = queue_pieces_[std::size_t(j)];
       schur_(i, j) += row.dot(v);
@@ -203,7 +203,7 @@ void Splitting<Storage>::reject() {
 
 template <class Storage>
 MaintainedState Splitting<Storage>::maintained() const {
-  Eigen::MatrixXd inverse = ainv_.template cast<double>();
+  Eigen::MatrixXd inverse = ainvt_.transpose().template cast<double>();
   const Eigen::Index q = queued();
   if (q == 0) return {std::move(inverse), std::nullopt};
   const Eigen::Index n = size();
