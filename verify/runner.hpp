@@ -22,9 +22,14 @@ class InputError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+class Schedule;
+
 struct RunOptions {
   bool progress = false;                           // progress line on stderr
   const std::atomic<bool>* interrupt = nullptr;    // stop between moves when set
+  /// What this process runs when a study is spread over processes
+  /// (verify/mpi_run.hpp); null: everything.
+  const Schedule* schedule = nullptr;
 };
 
 struct CheckFailure {
@@ -42,5 +47,8 @@ struct RunReport {
 /// (the caller commits). Throws InputError for bad input, IoError from the
 /// store.
 RunReport run_study(const StudyConfig& study, ResultWriter& writer, const RunOptions& options);
+
+/// The lockstep experiments of run_study only (no VMC runs).
+RunReport run_experiments(const StudyConfig& study, ResultWriter& writer, const RunOptions& options);
 
 }  // namespace slaterlab
