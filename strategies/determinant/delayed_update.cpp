@@ -168,8 +168,8 @@ Ratio DelayedUpdate<Storage, Look>::ratio(Eigen::Index k, const Eigen::VectorXd&
     gemv_block(true, m, m, Look(1), binv_.data(), capacity(), c_row_.data(), Look(0), q_.data());
     gemv_block(false, n, m, Look(-1), w_.data(), n, q_.data(), Look(1), cur_row_.data());
   }
-  pending_ratio_ = variant_ == DelayedVariant::incremental ? double(cur_row_.dot(column_))
-                                                           : naive_ratio(k);
+  pending_pivot_ = double(cur_row_.dot(column_));
+  pending_ratio_ = variant_ == DelayedVariant::incremental ? pending_pivot_ : naive_ratio(k);
   return classify(pending_ratio_);
 }
 
@@ -213,6 +213,14 @@ double DelayedUpdate<Storage, Look>::naive_ratio(Eigen::Index k) {
 template <class Storage, class Look>
 void DelayedUpdate<Storage, Look>::accept() {
   const double rho = pending_ratio_;
+  // The window is bordered with the direct ratio in both variants: the
+  // naive det(B') / det(B) agrees with it only to eps kappa(B), and a B
+  // with nearly equal rows (one electron moved again and again) has large
+  // t and q, so bordering with it put |t| |q| times that disagreement into
+  // B^{-1}; in float, 16 moves of one electron left a flushed inverse wrong
+  // by 50 %. The naive variant differs in the ratio it reports (and the
+  // log|det| it accumulates), not in the window algebra.
+  const double pivot = pending_pivot_;
   const Eigen::Index k = pending().k;
   if (commit_pending()) {  // breakdown, or the periodic recompute is due
     proposal_open_ = false;
@@ -225,7 +233,7 @@ void DelayedUpdate<Storage, Look>::accept() {
 
   // This move's own amplification, as Sherman-Morrison commits it.
   const double column_norm = double(column_.norm());
-  const double step_growth = double(cur_row_.norm()) * column_norm / std::abs(rho);
+  const double step_growth = double(cur_row_.norm()) * column_norm / std::abs(pivot);
   // A near-singular move (|cos(cur, a')| = 1 / g below 1 / (kGrowthFactor
   // N), which random directions reach with probability ~0.05 / sqrt(N)) is
   // applied alone, in Sherman-Morrison's form: the window before it is
@@ -238,10 +246,10 @@ void DelayedUpdate<Storage, Look>::accept() {
   // So is a release (|rho| above kGrowthFactor N): its row shrinks by |rho|,
   // which Sherman-Morrison does by scaling and a window by cancellation.
   const double limit = kGrowthFactor * double(size());
-  const bool near_singular = step_growth > limit || std::abs(rho) > limit;
+  const bool near_singular = step_growth > limit || std::abs(pivot) > limit;
   if (m_ == 0) {
-    open_window(k, Look(rho), step_growth);
-  } else if (near_singular || !extend_window(k, Look(rho), step_growth)) {
+    open_window(k, Look(pivot), step_growth);
+  } else if (near_singular || !extend_window(k, Look(pivot), step_growth)) {
     // Apply the window as it was, and open a new one with this move against
     // the flushed inverse.
     apply_window();

@@ -43,11 +43,14 @@
 //   - naive (the paper's look-ahead): rho = det(B') / det(B), B' = [[B, b],
 //     [c^T, d]] from a fresh LU of the (m+1) x (m+1) bordered matrix per
 //     proposal (O(m^3)), det(B) kept from the accepted one. Same rho to
-//     rounding; kept for the benchmark of the paper's scheme.
+//     rounding of size eps kappa(B); kept for the benchmark of the paper's
+//     scheme.
 // Accept: B's new column b_j = w_j^T a' - (w_j^T a'_{p} or delta(k_j, k))
 // and diagonal d; B^{-1} grows by bordering (both variants),
-//   B'^{-1} = [[B^{-1} + t q^T / rho, -t / rho], [-q^T / rho, 1 / rho]],
-//   t = B^{-1} b,
+//   B'^{-1} = [[B^{-1} + t q^T / s, -t / s], [-q^T / s, 1 / s]],
+//   t = B^{-1} b,  s = cur^T a' (the direct ratio, also in the naive
+//   variant: bordering with det(B')/det(B) put |t| |q| times its rounding
+//   into B^{-1}),
 // O(N m + m^2).
 //
 // The growth guard. A flushed (or read) window computes Ainv - Y B^{-1} W^T:
@@ -193,6 +196,7 @@ class DelayedUpdate final : public UpdaterBase {
   // accept()/reject()).
   bool proposal_open_ = false;
   double pending_ratio_ = 0.0;
+  double pending_pivot_ = 0.0;  // cur^T a', the direct ratio (both variants)
   Look d_{};              // B's new diagonal entry
   LogDet log_det_b_new_;  // log|det B'| (naive)
   VectorX<Look> column_;   // a', N

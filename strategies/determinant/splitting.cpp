@@ -19,7 +19,7 @@ void Splitting<Storage>::reset(const Eigen::MatrixXd& a) {
   new_column_.setZero(n);
   x_.setZero(n);
   row_.setZero(n);
-  piece_.setZero(n);
+  target_.setZero(n);
   refactorise();
   mutable_counters().recomputes = 0;  // the initial factorisation is not a recompute
 }
@@ -31,7 +31,6 @@ void Splitting<Storage>::refactorise() {
   ainvt_ = inv.inverse.transpose();
   log_det_ = inv.log_det;
   queue_cols_.clear();
-  queue_pieces_.clear();
   accepted_since_refactorise_ = 0;
   note_recompute();
 }
@@ -74,8 +73,10 @@ double Splitting<Storage>::lookahead_ratio(Eigen::Index k, double den0) const {
   const Eigen::VectorXd t = schur_lu_.solve(b);
   const std::ptrdiff_t slot = find_queued(k);
   if (slot >= 0) return t(slot);  // column `slot` of S replaced by b
+  // c_j = r_k t_j: Sherman-Morrison's form drops r_k (column c_j of A_app),
+  // which is exactly 0 (k != c_j) and would only add the inverse's residual.
   Eigen::VectorXd c(q);
-  for (Eigen::Index j = 0; j < q; ++j) c(j) = row_dot_double(k, queue_pieces_[std::size_t(j)]);
+  for (Eigen::Index j = 0; j < q; ++j) c(j) = row_dot_double(k, matrix().col(queue_cols_[std::size_t(j)]));
   return den0 - c.dot(t);  // Schur complement of S in the bordered S'
 }
 
@@ -85,10 +86,6 @@ void Splitting<Storage>::accept() {
   const double rho = pending_ratio_;
   const double den0 = pending_den0_;
   const std::ptrdiff_t slot = find_queued(k);
-  // The fresh piece against the applied matrix: the move merged with k's
-  // queued piece. Only its half is ever stored, when the move is split.
-  Eigen::VectorXd fresh = pending().column - matrix().col(k);
-  if (slot >= 0) fresh += queue_pieces_[std::size_t(slot)];
 
   // commit_pending() asks for a refactorisation on every |rho| < tau; this
   // strategy answers a small denominator by splitting, so it keeps its own
@@ -108,16 +105,14 @@ void Splitting<Storage>::accept() {
 
   log_det_.log_abs += std::log(std::abs(rho));
   if (rho < 0) log_det_.sign = -log_det_.sign;
-  if (slot >= 0) {
-    queue_cols_.erase(queue_cols_.begin() + slot);
-    queue_pieces_.erase(queue_pieces_.begin() + slot);
-  }
+  // The move absorbs k's queued piece: column k of A_app goes to a' (whole)
+  // or half-way to it, whatever was applied before.
+  if (slot >= 0) queue_cols_.erase(queue_cols_.begin() + slot);
   if (whole) {
-    apply_fresh(k, den0, Storage(1));
+    apply_column(k, new_column_, den0, Storage(1));
   } else {
-    apply_fresh(k, den_half, Storage(0.5));
+    apply_column(k, new_column_, den_half, Storage(0.5));
     queue_cols_.push_back(k);
-    queue_pieces_.push_back(0.5 * fresh);
     ++mutable_counters().splits;
   }
   retry_queue();
@@ -125,27 +120,27 @@ void Splitting<Storage>::accept() {
 }
 
 template <class Storage>
-void Splitting<Storage>::apply_fresh(Eigen::Index k, double den, Storage scale) {
-  // Same arithmetic as sm for scale = 1; the half is the sm vector times 0.5.
-  blas::gemv<Storage>(true, Storage(1), ainvt_, new_column_.data(), Storage(0), x_.data());
-  x_(k) -= Storage(1);
+void Splitting<Storage>::apply_column(Eigen::Index c, const VectorX<Storage>& target, double den,
+                                      Storage scale) {
+  // Same arithmetic as sm for scale = 1; the half is the sm vector times 0.5
+  // (exact in binary).
+  blas::gemv<Storage>(true, Storage(1), ainvt_, target.data(), Storage(0), x_.data());
+  x_(c) -= Storage(1);
   if (scale != Storage(1)) x_ *= scale;
-  row_ = ainvt_.col(k);
+  row_ = ainvt_.col(c);
   blas::ger<Storage>(Storage(-1.0 / den), row_.data(), x_.data(), ainvt_);
 }
 
 template <class Storage>
 bool Splitting<Storage>::try_apply_queued(std::size_t slot) {
   const Eigen::Index c = queue_cols_[slot];
-  const Eigen::VectorXd& v = queue_pieces_[slot];
-  const double den = 1.0 + row_dot_double(c, v);
+  // The rest of the piece takes column c of A_app to t_c; its denominator
+  // 1 + r_c (t_c - A_app e_c) is r_c t_c in Sherman-Morrison's form.
+  const double den = row_dot_double(c, matrix().col(c));
   if (!(std::abs(den) >= options().breakdown) || !std::isfinite(den)) return false;
-  piece_ = v.cast<Storage>();
-  blas::gemv<Storage>(true, Storage(1), ainvt_, piece_.data(), Storage(0), x_.data());
-  row_ = ainvt_.col(c);
-  blas::ger<Storage>(Storage(-1.0 / den), row_.data(), x_.data(), ainvt_);
+  target_ = matrix().col(c).template cast<Storage>();
+  apply_column(c, target_, den, Storage(1));
   queue_cols_.erase(queue_cols_.begin() + std::ptrdiff_t(slot));
-  queue_pieces_.erase(queue_pieces_.begin() + std::ptrdiff_t(slot));
   return true;
 }
 
@@ -168,18 +163,18 @@ template <class Storage>
 bool Splitting<Storage>::rebuild_schur() {
   const Eigen::Index q = queued();
   if (q == 0) return true;
-  // S_ij = delta_ij + r_ci^T v_j and the scale of its rounding error,
-  // |dS_ij| <= N eps (delta_ij + |r_ci|^T |v_j|) (gamma_N for a dot product
-  // of length N, eps the storage epsilon: the rows carry the storage's
-  // rounding).
-  schur_.setIdentity(q, q);
-  Eigen::MatrixXd scale = Eigen::MatrixXd::Identity(q, q);
+  // S_ij = r_ci^T t_j (Sherman-Morrison's form of delta_ij + r_ci^T v_j)
+  // and the scale of its rounding error, |dS_ij| <= N eps |r_ci|^T |t_j|
+  // (gamma_N for a dot product of length N, eps the storage epsilon: the
+  // rows carry the storage's rounding).
+  schur_.resize(q, q);
+  Eigen::MatrixXd scale(q, q);
   for (Eigen::Index i = 0; i < q; ++i) {
     const Eigen::VectorXd row = ainvt_.col(queue_cols_[std::size_t(i)]).template cast<double>();
     for (Eigen::Index j = 0; j < q; ++j) {
-      const Eigen::VectorXd& v = queue_pieces_[std::size_t(j)];
-      schur_(i, j) += row.dot(v);
-      scale(i, j) += row.cwiseAbs().dot(v.cwiseAbs());
+      const auto t = matrix().col(queue_cols_[std::size_t(j)]);
+      schur_(i, j) = row.dot(t);
+      scale(i, j) = row.cwiseAbs().dot(t.cwiseAbs());
     }
   }
   schur_lu_.compute(schur_);
@@ -207,13 +202,15 @@ MaintainedState Splitting<Storage>::maintained() const {
   const Eigen::Index q = queued();
   if (q == 0) return {std::move(inverse), std::nullopt};
   const Eigen::Index n = size();
-  Eigen::MatrixXd pieces(n, q);
+  Eigen::MatrixXd targets(n, q);
   Eigen::MatrixXd rows(q, n);
   for (Eigen::Index j = 0; j < q; ++j) {
-    pieces.col(j) = queue_pieces_[std::size_t(j)];
+    targets.col(j) = matrix().col(queue_cols_[std::size_t(j)]);
     rows.row(j) = inverse.row(queue_cols_[std::size_t(j)]);
   }
-  const Eigen::MatrixXd ainv_q = inverse * pieces;
+  // Ainv Q in Sherman-Morrison's form: Ainv t_j - e_cj.
+  Eigen::MatrixXd ainv_q = inverse * targets;
+  for (Eigen::Index j = 0; j < q; ++j) ainv_q(queue_cols_[std::size_t(j)], j) -= 1.0;
   inverse.noalias() -= ainv_q * schur_lu_.solve(rows);
   return {std::move(inverse), std::nullopt};
 }

@@ -12,11 +12,24 @@
 // calls a breakdown. What differs is the recovery, see accept() below.
 //
 // State. Ainv is the inverse of the APPLIED matrix A_app; the queue holds
-// what has not been applied: pieces (c_j, v_j), at most one per column,
+// the columns c_1 .. c_q (at most one entry each) whose pieces have not been
+// applied,
 //   A = A_app + Q P^T,  Q = [v_1 .. v_q],  P = [e_c1 .. e_cq],
-// with A the exact current matrix (every accepted column). With the Woodbury
-// matrix S = I_q + P^T Ainv Q (q x q, det S = det A / det A_app), kept with
-// its LU whenever the queue is not empty.
+// with A the exact current matrix (every accepted column) and t_j = A e_cj
+// the column c_j is heading to (v_j = t_j - A_app e_cj). The Woodbury matrix
+// S = I_q + P^T Ainv Q (q x q, det S = det A / det A_app) is kept with its LU
+// whenever the queue is not empty.
+//
+// Sherman-Morrison's form. Wherever the exact identity Ainv A_app = I makes a
+// term exactly e_i or delta_ij, the term is substituted rather than computed,
+// as sm substitutes Ainv a_k = e_k: Ainv v_j = Ainv t_j - e_cj, so
+//   S_ij = r_ci t_j,  1 + r_c v_c = r_c t_c,  r_k v_j = r_k t_j (k != c_j).
+// Computing them from v_j instead would add the inverse's residual
+// r_ci A_app e_cj - delta_ij (of size eps times the growth of every update
+// since the last factorisation) to an S whose size is the ratio of a
+// near-singular move: after releases by ~1e7 and a split move with
+// rho = -6.9e-8 that residual alone made the next ratio err 1e-3, where sm,
+// in its substituted form, erred 2e-9. The pieces v_j are then never needed.
 //
 // Ratio (always the exact determinant ratio of the full replacement of
 // column k by a', queue or not). Let r_i = e_i^T Ainv (rows of Ainv) and
@@ -25,7 +38,7 @@
 //   - empty queue: rho = den0, computed exactly as sm computes it (so with
 //     no split the two strategies are bit-identical);
 //   - k not queued: the move extends S by one row and column, and
-//     rho = det(S') / det(S) = den0 - c^T S^{-1} b,  b_i = r_ci a', c_j = r_k v_j;
+//     rho = det(S') / det(S) = den0 - c^T S^{-1} b,  b_i = r_ci a', c_j = r_k t_j;
 //   - k queued as piece s: the move replaces column s of S by b (the queued
 //     piece is absorbed: column k becomes a' whatever part was applied), so
 //     rho = det(S') / det(S) = (S^{-1} b)_s.
@@ -33,7 +46,7 @@
 //
 // accept(). The fresh piece is f = a' - (column k of A_app), i.e. the move
 // merged with k's queued piece if any; its denominator is den0 and
-// Ainv f = Ainv a' - e_k (the sm vector).
+// Ainv f = Ainv a' - e_k (the sm vector): it is never formed itself.
 //   1. |den0| >= tau: apply f whole (exactly the sm update, divisor den0).
 //   2. otherwise split: apply f/2 with divisor 1 + (den0 - 1)/2 (Ainv f/2 is
 //      the sm vector halved, exact in binary), queue f/2, count a split.
@@ -42,7 +55,7 @@
 //      accepted move is recovered as a breakdown: refactorise from the exact
 //      matrix.
 //   3. QMCkl then processes the queued ("later") pieces again: every queued
-//      piece whose denominator 1 + r_c v is now >= tau in magnitude is applied
+//      piece whose denominator r_c t_c is now >= tau in magnitude is applied
 //      whole, repeatedly while that makes progress. Queued pieces are not
 //      split again: for a column that stays nearly dependent, halving again
 //      and again would walk A_app geometrically towards the nearly singular A
@@ -52,7 +65,7 @@
 //      moving away) makes it applicable or absorbs it.
 //   4. More than kMaxQueued pieces: refactorise (bounds the O(N q) look-ahead).
 //   5. S singular to working precision (a perturbation of S of its rounding
-//      size, N eps (I + |P^T Ainv| |Q|), can make it singular: the move made
+//      size, N eps |P^T Ainv| |T|, can make it singular: the move made
 //      the exact matrix singular, e.g. an exact copy of another column):
 //      refactorise, as sm recovers an accepted
 //      breakdown; the LU then either gives a finite inverse or reports the
@@ -70,11 +83,10 @@
 //
 // Precision: Storage float or double; with mixed (Storage = float) the
 // inversions run in double and rounded to float, den0 and b are accumulated
-// in double (as sm's ratio). Queued pieces are kept in double (they are
-// halves of exact data) and every dot product involving them (S, c, the
-// denominators of queued pieces) is accumulated in double, for all
-// precisions; the q x q algebra (q <= kMaxQueued) runs in double. What is
-// applied to Ainv (GEMV + GER) runs in Storage.
+// in double (as sm's ratio). Every dot product with a queued column's
+// target t_j (S, c, the denominators of queued pieces) is accumulated in
+// double, for all precisions; the q x q algebra (q <= kMaxQueued) runs in
+// double. What is applied to Ainv (GEMV + GER) runs in Storage.
 
 #include <memory>
 #include <vector>
@@ -116,9 +128,10 @@ class Splitting final : public UpdaterBase {
   /// Row c of Ainv times a double vector, accumulated in double.
   double row_dot_double(Eigen::Index c, const Eigen::VectorXd& v) const;
   double lookahead_ratio(Eigen::Index k, double den0) const;
-  /// Ainv -= scale (Ainv a' - e_k)(e_k^T Ainv) / den for the pending column.
-  void apply_fresh(Eigen::Index k, double den, Storage scale);
-  /// Applies queued piece `slot` whole if its denominator passes; erases it.
+  /// Ainv -= scale (Ainv target - e_c)(e_c^T Ainv) / den: column c of A_app
+  /// moved by `scale` of the way to `target`, in Sherman-Morrison's form.
+  void apply_column(Eigen::Index c, const VectorX<Storage>& target, double den, Storage scale);
+  /// Applies the rest of queued column `slot` if its denominator passes; erases it.
   bool try_apply_queued(std::size_t slot);
   void retry_queue();
   /// Forms S and its LU; false when S is singular to working precision.
@@ -134,11 +147,10 @@ class Splitting final : public UpdaterBase {
   VectorX<Storage> new_column_;  // the pending column, rounded to Storage
   VectorX<Storage> x_;           // workspace: Ainv times the applied piece
   VectorX<Storage> row_;         // workspace: a row of Ainv
-  VectorX<Storage> piece_;       // workspace: a queued piece rounded to Storage
+  VectorX<Storage> target_;      // workspace: a queued column's target in Storage
 
   std::vector<Eigen::Index> queue_cols_;
-  std::vector<Eigen::VectorXd> queue_pieces_;
-  Eigen::MatrixXd schur_;  // S = I + P^T Ainv Q
+  Eigen::MatrixXd schur_;  // S = P^T Ainv T
   Eigen::PartialPivLU<Eigen::MatrixXd> schur_lu_;
 };
 

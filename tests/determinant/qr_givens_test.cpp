@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "strategies/determinant/qr_givens.hpp"
-#include "verify/strategy_properties.hpp"
+#include "verify/run/strategy_properties.hpp"
 #include "strategies/determinant/updater_options.hpp"
 
 namespace slaterlab {

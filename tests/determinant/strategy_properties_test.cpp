@@ -1,5 +1,5 @@
 // Generic properties of every determinant-update strategy: the GoogleTest /
-// RapidCheck glue over verify/strategy_properties.hpp, where the oracle, the
+// RapidCheck glue over verify/run/strategy_properties.hpp, where the oracle, the
 // error model (with the derivation of every tolerance) and the per-case
 // checks live — the same code `slaterlab fuzz` and the corpus test run.
 //
@@ -19,7 +19,7 @@
 //
 // Findings (bounds a strategy exceeds) are kept as disabled tests under
 // StrategyFindings, with their counterexamples, and as "known-finding" files
-// in data/fuzz-corpus (tests/verify/fuzz_corpus_test.cpp).
+// in data/fuzz-corpus (tests/verify/cli/fuzz_corpus_test.cpp).
 //
 // Case counts and seeds. RapidCheck's default is 100 cases; properties that
 // are expensive per case ask for fewer through check_property(), which also
@@ -41,7 +41,7 @@
 #include <string>
 #include <vector>
 
-#include "verify/strategy_properties.hpp"
+#include "verify/run/strategy_properties.hpp"
 
 namespace slaterlab {
 namespace {

@@ -15,7 +15,7 @@
 #include "strategies/determinant/determinant_updater.hpp"
 #include "strategies/sampling/random_source.hpp"
 #include "strategies/sampling/vmc.hpp"
-#include "verify/rng.hpp"
+#include "verify/inputs/rng.hpp"
 
 namespace slaterlab::testing {
 

@@ -1,0 +1,146 @@
+// End-to-end tests of the `slaterlab` command line as a user meets it: each
+// bad input gives one clear line naming the problem, exit code 2 and no
+// output file; a check failure gives exit code 1; --help works everywhere.
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "tests/verify/scratch_test.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using slaterlab::testing::CommandResult;
+using Result = CommandResult;
+
+class Cli : public slaterlab::testing::ScratchTest {
+ protected:
+  /// Asserts the documented bad-input behaviour and that `needle` is named.
+  void expect_bad_input(const Result& r, const std::string& needle, const std::string& output) {
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.rfind("slaterlab: error: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line expected:\n" << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(output)) << output;
+    EXPECT_FALSE(fs::exists(output + ".partial")) << output;
+  }
+
+  // A study small enough to run in well under a second.
+  static std::string tiny_study(const std::string& extra_experiment = "",
+                                const std::string& checks = "") {
+    return "[reference]\ncertify = true\n" + checks +
+           "\n[[experiment]]\nworkload = \"gaussian\"\nn = 6\nmoves = 12\ncheckpoint_every = 4\n" +
+           extra_experiment + "\n[[strategy]]\nname = \"sm\"\nprecision = [\"float\", \"double\"]\n";
+  }
+};
+
+TEST_F(Cli, HelpAndVersionExitZero) {
+  for (const std::string args : {"--help", "run --help", "table --help", "--version"}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    EXPECT_FALSE(r.out.empty()) << args;
+  }
+}
+
+TEST_F(Cli, UnknownSubcommandOrOptionIsBadInput) {
+  EXPECT_EQ(run("frobnicate").exit_code, 2);
+  EXPECT_EQ(run("run --no-such-option").exit_code, 2);
+}
+
+TEST_F(Cli, TinyStudyRunsPrintsTableAndWritesTheFile) {
+  const std::string out = path("r.h5");
+  const Result r = run("run " + write("s.toml", tiny_study()) + " -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(out + ".partial"));
+  EXPECT_NE(r.out.find("sm-float"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sm-double"), std::string::npos) << r.out;
+  EXPECT_TRUE(r.err.find("wrote") != std::string::npos) << r.err;
+
+  const Result table = run("table " + out + " --format csv");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("sm-double"), std::string::npos);
+}
+
+TEST_F(Cli, QuietRunPrintsNothingOnStderr) {
+  const Result r = run("run " + write("s.toml", tiny_study()) + " -q -o " + path("r.h5"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST_F(Cli, FailedCheckExitsOneAndNamesIt) {
+  // No float computation has a ratio error below 1e-30 N eps kappa_rho.
+  const Result r = run("run " +
+                       write("s.toml", tiny_study("", "[checks]\nmax_ratio_error_normalised = "
+                                                      "1e-30\nprecisions = [\"float\"]\n")) +
+                       " -o " + path("r.h5"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("CHECK FAILED"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("sm-float"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(path("r.h5")));  // the evidence is kept
+}
+
+TEST_F(Cli, MissingExperimentFile) {
+  expect_bad_input(run("run " + path("nope.toml") + " -o " + path("r.h5")), "nope.toml",
+                   path("r.h5"));
+}
+
+TEST_F(Cli, MalformedToml) {
+  expect_bad_input(run("run " + write("s.toml", "[[experiment]\nn = 4\n") + " -o " + path("r.h5")),
+                   "malformed TOML", path("r.h5"));
+}
+
+TEST_F(Cli, UnknownKeyNamesTheClosestValidKey) {
+  const Result r = run("run " + write("s.toml", tiny_study("sweps = 2\n")) + " -o " + path("r.h5"));
+  expect_bad_input(r, "unknown key 'sweps'", path("r.h5"));
+  EXPECT_NE(r.err.find("did you mean 'sweeps'"), std::string::npos);
+}
+
+TEST_F(Cli, UnknownStrategy) {
+  expect_bad_input(run("run " + write("s.toml", tiny_study()) + " --set strategy.name=shermanmorrison -o " +
+                       path("r.h5")),
+                   "unknown strategy 'shermanmorrison'", path("r.h5"));
+}
+
+TEST_F(Cli, SizeBelowOne) {
+  expect_bad_input(
+      run("run " + write("s.toml", tiny_study()) + " --set experiment.n=0 -o " + path("r.h5")),
+      "'n' must be >= 1", path("r.h5"));
+}
+
+TEST_F(Cli, SingularInitialMatrixLeavesAnExistingFileIntact) {
+  const std::string out = write("r.h5", "precious");
+  const Result r = run("run " + write("s.toml", tiny_study("singular = true\n")) + " -o " + out);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("singular"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(out), "precious");
+  EXPECT_FALSE(fs::exists(out + ".partial"));
+}
+
+TEST_F(Cli, OutputDirectoryMissing) {
+  expect_bad_input(run("run " + write("s.toml", tiny_study()) + " -o " + path("no/such/dir/r.h5")),
+                   "no/such/dir", path("no/such/dir/r.h5"));
+}
+
+TEST_F(Cli, OutputDirectoryReadOnly) {
+  // /proc refuses new files even to root, unlike a chmod-ed directory.
+  expect_bad_input(run("run " + write("s.toml", tiny_study()) + " -o /proc/slaterlab-r.h5"),
+                   "/proc", "/proc/slaterlab-r.h5");
+}
+
+TEST_F(Cli, TableOfMissingOrTruncatedFile) {
+  Result r = run("table " + path("missing.h5"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("missing.h5"), std::string::npos) << r.err;
+
+  const std::string out = path("r.h5");
+  ASSERT_EQ(run("run " + write("s.toml", tiny_study()) + " -q -o " + out).exit_code, 0);
+  fs::resize_file(out, fs::file_size(out) / 2);
+  r = run("table " + out);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("r.h5"), std::string::npos) << r.err;
+
+  EXPECT_EQ(run("table " + out + " --format html").exit_code, 2);
+}
+
+}  // namespace

@@ -1,0 +1,166 @@
+// Tests of the study configuration: list expansion, overrides, validation
+// messages (a user must learn from one line what is wrong and where).
+#include "verify/inputs/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace slaterlab {
+namespace {
+
+const std::string kMinimal = R"(
+[[experiment]]
+workload = "gaussian"
+n = 8
+
+[[strategy]]
+name = "sm"
+)";
+
+std::string error_of(const std::string& toml, const std::vector<std::string>& sets = {}) {
+  try {
+    parse_study(toml, "test.toml", sets);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Config, MinimalStudyGetsDocumentedDefaults) {
+  const StudyConfig s = parse_study(kMinimal, "test.toml");
+  ASSERT_EQ(s.experiments.size(), 1u);
+  ASSERT_EQ(s.strategies.size(), 1u);
+  EXPECT_EQ(s.experiments[0].name, "gaussian-n8");
+  EXPECT_EQ(s.experiments[0].moves, 16);           // 2 sweeps
+  EXPECT_EQ(s.experiments[0].checkpoint_every, 8);  // once per sweep
+  EXPECT_EQ(s.strategies[0].label, "sm-double");
+  EXPECT_EQ(s.reference.digits, 50);
+}
+
+TEST(Config, ListsExpandToTheCartesianProduct) {
+  const StudyConfig s = parse_study(R"(
+[[experiment]]
+workload = ["gaussian", "small-step"]
+n = [4, 8, 16]
+[[strategy]]
+name = "sm"
+precision = ["float", "double", "mixed"]
+)", "test.toml");
+  EXPECT_EQ(s.experiments.size(), 6u);
+  EXPECT_EQ(s.strategies.size(), 3u);
+  EXPECT_EQ(s.strategies[2].label, "sm-mixed");
+}
+
+TEST(Config, SeedsAreDerivedPerExperimentAndStableUnderReordering) {
+  const StudyConfig a = parse_study(R"(
+[[experiment]]
+n = [4, 8]
+[[strategy]]
+name = "sm"
+)", "a");
+  const StudyConfig b = parse_study(R"(
+[[experiment]]
+n = [8, 4]
+[[strategy]]
+name = "sm"
+)", "b");
+  EXPECT_NE(a.experiments[0].workload.seed, a.experiments[1].workload.seed);
+  EXPECT_EQ(a.experiments[0].workload.seed, b.experiments[1].workload.seed);
+}
+
+TEST(Config, OverridesApplyToEveryEntry) {
+  const StudyConfig s = parse_study(kMinimal + "[[strategy]]\nname = \"recompute\"\n", "t",
+                                    {"strategy.precision=float", "experiment.moves=5",
+                                     "reference.digits=100"});
+  for (const auto& st : s.strategies) EXPECT_EQ(st.options.precision, Precision::single);
+  EXPECT_EQ(s.experiments[0].moves, 5);
+  EXPECT_EQ(s.reference.digits, 100);
+}
+
+TEST(Config, OverridesReachVmcRuns) {
+  const StudyConfig s = parse_study("[[vmc]]\nn = [4, 10]\n", "t", {"vmc.sweeps=10"});
+  ASSERT_EQ(s.vmc.size(), 2u);
+  for (const auto& v : s.vmc) EXPECT_EQ(v.sweeps, 10);
+}
+
+TEST(Config, ResolvedTomlParsesBackToTheSameStudy) {
+  const StudyConfig s = parse_study(kMinimal, "t", {"experiment.n=[4, 6]"});
+  const StudyConfig again = parse_study(s.resolved_toml, "resolved");
+  ASSERT_EQ(again.experiments.size(), 2u);
+  EXPECT_EQ(again.experiments[1].workload.n, 6);
+  EXPECT_EQ(again.experiments[1].workload.seed, s.experiments[1].workload.seed);
+  EXPECT_EQ(again.resolved_toml, s.resolved_toml);
+}
+
+TEST(Config, UnknownKeyIsNamedWithTheClosestValidKey) {
+  const std::string e = error_of(kMinimal + "precsion = \"float\"\n");
+  EXPECT_NE(e.find("unknown key 'precsion'"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean 'precision'"), std::string::npos) << e;
+  EXPECT_NE(e.find("strategy[0]"), std::string::npos) << e;
+}
+
+TEST(Config, UnknownStrategyIsNamedWithTheClosestName) {
+  const std::string e = error_of(R"(
+[[experiment]]
+n = 4
+[[strategy]]
+name = "sn"
+)");
+  EXPECT_NE(e.find("unknown strategy 'sn'"), std::string::npos) << e;
+  EXPECT_NE(e.find("'sm'"), std::string::npos) << e;
+}
+
+TEST(Config, MalformedTomlReportsLineAndColumn) {
+  const std::string e = error_of("[[experiment]]\nn = = 4\n");
+  EXPECT_NE(e.find("test.toml:2:"), std::string::npos) << e;
+  EXPECT_NE(e.find("malformed TOML"), std::string::npos) << e;
+}
+
+TEST(Config, InvalidValuesAreRejectedWithTheirKey) {
+  EXPECT_NE(error_of("[[experiment]]\nn = 0\n[[strategy]]\nname=\"sm\"\n").find("'n' must be >= 1"),
+            std::string::npos);
+  EXPECT_NE(error_of("[[experiment]]\nn = \"4\"\n[[strategy]]\nname=\"sm\"\n").find("'n' must be an integer"),
+            std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"strategy.precision=quad"}).find("unknown precision 'quad'"),
+            std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"reference.digits=30"}).find("'digits' must be 50 or 100"),
+            std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"experiment.acceptance=metropolys"}).find("did you mean 'metropolis'"),
+            std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"nosuch.key=1"}).find("unknown section 'nosuch'"), std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"justakey"}).find("expected key=value"), std::string::npos);
+}
+
+TEST(Config, DuplicateLabelsAreRejected) {
+  const std::string e = error_of(kMinimal + "[[strategy]]\nname = \"sm\"\n");
+  EXPECT_NE(e.find("two strategies are labelled 'sm-double'"), std::string::npos) << e;
+}
+
+TEST(Config, MissingFileIsAConfigError) {
+  try {
+    load_study("/nonexistent/study.toml");
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/study.toml"), std::string::npos);
+  }
+}
+
+TEST(Config, DefaultStudyIsValidAndCoversTheRequiredRange) {
+  const StudyConfig s = parse_study(default_study_toml(), "default");
+  Eigen::Index smallest = 1 << 30, largest = 0;
+  bool gaussian = false, randsvd_1e8 = false;
+  for (const auto& e : s.experiments) {
+    smallest = std::min(smallest, e.workload.n);
+    largest = std::max(largest, e.workload.n);
+    gaussian |= e.workload.kind == "gaussian";
+    randsvd_1e8 |= e.workload.kind == "randsvd" && e.workload.kappa == 1e8;
+  }
+  EXPECT_LE(smallest, 32);
+  EXPECT_GE(largest, 256);
+  EXPECT_TRUE(gaussian);
+  EXPECT_TRUE(randsvd_1e8);
+}
+
+}  // namespace
+}  // namespace slaterlab

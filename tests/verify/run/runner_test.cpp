@@ -1,0 +1,249 @@
+// Tests of the lockstep runner: shared decisions, determinism, observation
+// without side effects, the reference's own accuracy, and bad input.
+#include "verify/run/runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+namespace slaterlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Runner : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("slaterlab_runner_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  /// Runs `study` into a fresh file and reads it back with its checkpoints.
+  ResultsFile run(const StudyConfig& study, RunReport* report = nullptr) {
+    const fs::path out = dir_ / ("r" + std::to_string(counter_++) + ".h5");
+    ResultWriter writer = ResultWriter::create(out, RunMetadata{"t", "t", "t", "t", "t", "t"});
+    const RunReport r = run_study(study, writer, {});
+    writer.commit();
+    if (report) *report = r;
+    return read_results(out);
+  }
+
+  fs::path dir_;
+  int counter_ = 0;
+};
+
+const std::string kStudy = R"(
+[reference]
+certify = true
+[[experiment]]
+workload = ["gaussian", "randsvd"]
+kappa = 1e4
+n = 8
+moves = 40
+checkpoint_every = 8
+[[strategy]]
+name = "recompute"
+[[strategy]]
+name = "sm"
+precision = ["float", "double", "mixed"]
+)";
+
+TEST_F(Runner, EveryStrategyHasEveryCheckpoint) {
+  const ResultsFile f = run(parse_study(kStudy, "t"));
+  ASSERT_EQ(f.experiments.size(), 2u);
+  for (const auto& e : f.experiments) {
+    ASSERT_EQ(e.reference.size(), 6u);  // move 0 and every 8th move up to 40
+    ASSERT_EQ(e.strategies.size(), 4u);
+    for (const auto& s : e.strategies) {
+      ASSERT_TRUE(s.complete()) << s.info.label;
+      ASSERT_EQ(s.checkpoints.size(), e.reference.size()) << s.info.label;
+      for (std::size_t i = 0; i < s.checkpoints.size(); ++i) {
+        EXPECT_EQ(s.checkpoints[i].move, e.reference[i].move);
+        EXPECT_EQ(s.checkpoints[i].accepted, e.reference[i].accepted);  // shared decisions
+      }
+    }
+  }
+}
+
+TEST_F(Runner, RecomputeDoubleIsAccurateToItsDerivedBound) {
+  // LU of the exact matrix is backward stable: |d log|det|| <= c N eps kappa
+  // with c = 10 (growth factor and the log-sum's own rounding, both O(1) for
+  // these generators), kappa = 1e4 for randsvd and < 1e3 for an 8x8 Gaussian
+  // with overwhelming probability; kappa_1 recorded by the reference is used.
+  const ResultsFile f = run(parse_study(kStudy, "t"));
+  for (const auto& e : f.experiments) {
+    const auto& recompute = e.strategies[0];
+    ASSERT_EQ(recompute.info.label, "recompute-double");
+    for (std::size_t i = 0; i < recompute.checkpoints.size(); ++i) {
+      const double bound = 10 * 8 * std::numeric_limits<double>::epsilon() * e.reference[i].condition_1;
+      EXPECT_LE(recompute.checkpoints[i].log_det_error, bound) << e.info.name << " checkpoint " << i;
+      EXPECT_EQ(recompute.checkpoints[i].sign_agrees, 1);
+    }
+  }
+}
+
+TEST_F(Runner, CertifiedBallContainsTheMpReference) {
+  const ResultsFile f = run(parse_study(kStudy, "t"));
+  for (const auto& e : f.experiments) {
+    ASSERT_TRUE(e.certified_initial && e.certified_final);
+    EXPECT_TRUE(e.certified_initial->certified) << e.certified_initial->message;
+    EXPECT_TRUE(e.certified_initial->mp_inside);
+    EXPECT_TRUE(e.certified_final->mp_inside);
+    EXPECT_NEAR(e.certified_final->mp_log_abs, e.reference.back().log_det, 1e-12);
+  }
+}
+
+TEST_F(Runner, SameSeedGivesBitIdenticalMetrics) {
+  const StudyConfig study = parse_study(kStudy, "t");
+  const ResultsFile a = run(study), b = run(study);
+  for (std::size_t e = 0; e < a.experiments.size(); ++e) {
+    for (std::size_t s = 0; s < a.experiments[e].strategies.size(); ++s) {
+      const auto& x = a.experiments[e].strategies[s].checkpoints;
+      const auto& y = b.experiments[e].strategies[s].checkpoints;
+      ASSERT_EQ(x.size(), y.size());
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        EXPECT_EQ(x[i].log_det_error, y[i].log_det_error);
+        EXPECT_EQ(x[i].ratio_error_max, y[i].ratio_error_max);
+        EXPECT_EQ(x[i].inverse_divergence, y[i].inverse_divergence);
+      }
+    }
+  }
+}
+
+TEST_F(Runner, ObservingEveryMoveDoesNotChangeTheNumerics) {
+  // Checkpoints read the maintained state; they must never alter it.
+  const ResultsFile every = run(parse_study(kStudy, "t", {"experiment.checkpoint_every=1"}));
+  const ResultsFile rarely = run(parse_study(kStudy, "t", {"experiment.checkpoint_every=40"}));
+  for (std::size_t e = 0; e < every.experiments.size(); ++e) {
+    for (std::size_t s = 0; s < every.experiments[e].strategies.size(); ++s) {
+      const auto& x = every.experiments[e].strategies[s].checkpoints.back();
+      const auto& y = rarely.experiments[e].strategies[s].checkpoints.back();
+      EXPECT_EQ(x.move, y.move);
+      EXPECT_EQ(x.log_det_error, y.log_det_error) << every.experiments[e].strategies[s].info.label;
+      EXPECT_EQ(x.inverse_divergence, y.inverse_divergence);
+    }
+  }
+}
+
+TEST_F(Runner, ForcedAcceptanceAcceptsEveryMove) {
+  const ResultsFile f = run(parse_study(kStudy, "t", {"experiment.acceptance=\"forced\""}));
+  for (const auto& e : f.experiments) {
+    EXPECT_EQ(e.reference.back().accepted, 40);
+    for (const auto& s : e.strategies) EXPECT_EQ(s.summary->flips, 0);  // no decision depends on rho
+  }
+}
+
+TEST_F(Runner, FloatErrorsAreLargerThanDoubleErrors) {
+  const ResultsFile f = run(parse_study(kStudy, "t"));
+  for (const auto& e : f.experiments) {
+    const auto& single = e.strategies[1].summary;
+    const auto& double_ = e.strategies[2].summary;
+    ASSERT_EQ(e.strategies[1].info.label, "sm-float");
+    EXPECT_GT(single->max_ratio_error, 100 * double_->max_ratio_error) << e.info.name;
+  }
+}
+
+TEST_F(Runner, SingularInitialMatrixIsAnInputError) {
+  const StudyConfig study = parse_study(kStudy, "t", {"experiment.singular=true"});
+  const fs::path out = dir_ / "singular.h5";
+  ResultWriter writer = ResultWriter::create(out, RunMetadata{});
+  EXPECT_THROW(run_study(study, writer, {}), InputError);
+}
+
+TEST_F(Runner, ChecksNameTheStrategyAndTheMetric) {
+  RunReport report;
+  run(parse_study(kStudy, "t",
+                  {"checks.max_ratio_error_normalised=1e-30", "checks.precisions=[\"mixed\"]"}),
+      &report);
+  ASSERT_EQ(report.failures.size(), 2u);  // sm-mixed in both experiments, nothing else
+  for (const auto& failure : report.failures) {
+    EXPECT_EQ(failure.strategy, "sm-mixed");
+    EXPECT_NE(failure.what.find("ratio error"), std::string::npos);
+  }
+}
+
+TEST_F(Runner, MetricsThatDoNotApplyAreNaNNotZero) {
+  const ResultsFile f = run(parse_study(R"(
+[[experiment]]
+n = 6
+moves = 12
+[[strategy]]
+name = "qr-givens"
+[[strategy]]
+name = "sm"
+)", "t"));
+  const auto& qr = f.experiments[0].strategies[0];
+  const auto& sm = f.experiments[0].strategies[1];
+  ASSERT_EQ(qr.info.name, "qr-givens");
+  EXPECT_TRUE(std::isnan(qr.summary->max_inverse_residual));
+  EXPECT_TRUE(std::isnan(qr.summary->final_inverse_divergence));
+  EXPECT_GT(qr.summary->max_qr_residual, 0.0);
+  EXPECT_TRUE(std::isnan(sm.summary->max_qr_residual));  // and the other way round
+  EXPECT_GT(sm.summary->max_inverse_residual, 0.0);
+}
+
+TEST_F(Runner, CheckpointOnlyReferencesGiveTheSameCheckpointMetrics) {
+  // [reference] per_move = false skips the mp work between checkpoints and
+  // takes a fresh mp LU at each. The moves and decisions (forced) are the
+  // same, so every strategy runs bit for bit as with per-move references;
+  // the two mp references agree far below double (16 N^2 u_mp kappa_1 ~
+  // 1e-43 here) and reach the file through the same long double log|det|,
+  // so the log-det errors may differ only by the rounding of that long
+  // double (eps_ld |log|det||, doubled for the two runs) and of the error to
+  // double (eps |error|). Ratio metrics are not measured: NaN, not 0.
+  const std::vector<std::string> forced{"experiment.acceptance=\"forced\"",
+                                        "experiment.acceptance_rate=0.7"};
+  std::vector<std::string> checkpoint_only = forced;
+  checkpoint_only.push_back("reference.per_move=false");
+  const ResultsFile every = run(parse_study(kStudy, "t", forced));
+  const ResultsFile sparse = run(parse_study(kStudy, "t", checkpoint_only));
+  const double eps_ld = std::numeric_limits<long double>::epsilon();
+  const double eps = std::numeric_limits<double>::epsilon();
+  ASSERT_EQ(every.experiments.size(), sparse.experiments.size());
+  for (std::size_t e = 0; e < every.experiments.size(); ++e) {
+    const auto& x = every.experiments[e];
+    const auto& y = sparse.experiments[e];
+    ASSERT_EQ(x.reference.size(), y.reference.size());
+    for (std::size_t i = 0; i < x.reference.size(); ++i) {
+      EXPECT_EQ(x.reference[i].accepted, y.reference[i].accepted);
+      EXPECT_TRUE(std::isnan(y.reference[i].ratio_condition_max));
+    }
+    EXPECT_GT(x.reference.back().accepted, 0);
+    EXPECT_LT(x.reference.back().accepted, x.reference.back().move);  // some rejected too
+    for (std::size_t s = 0; s < x.strategies.size(); ++s) {
+      for (std::size_t i = 0; i < x.strategies[s].checkpoints.size(); ++i) {
+        const auto& cx = x.strategies[s].checkpoints[i];
+        const auto& cy = y.strategies[s].checkpoints[i];
+        const double tol = 2 * eps_ld * (1 + std::abs(x.reference[i].log_det)) +
+                           2 * eps * cx.log_det_error;
+        EXPECT_NEAR(cx.log_det_error, cy.log_det_error, tol) << x.strategies[s].info.label;
+        // Each reference inverse is rounded to double entry by entry: they may
+        // differ by one rounding (eps relative), which moves the divergence by
+        // up to eps absolute.
+        EXPECT_NEAR(cx.inverse_divergence, cy.inverse_divergence, 2 * eps + 4 * eps * cx.inverse_divergence);
+        if (i > 0) {
+          EXPECT_FALSE(std::isnan(cx.ratio_error_max));
+        }
+        EXPECT_TRUE(std::isnan(cy.ratio_error_max));
+      }
+      EXPECT_TRUE(std::isnan(y.strategies[s].summary->max_ratio_error));
+    }
+  }
+}
+
+TEST_F(Runner, CheckpointOnlyReferencesNeedForcedAcceptance) {
+  try {
+    (void)parse_study(kStudy, "t", {"reference.per_move=false"});
+    FAIL() << "expected a configuration error";
+  } catch (const std::exception& error) {
+    EXPECT_NE(std::string(error.what()).find("forced"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace slaterlab

@@ -1,0 +1,276 @@
+// slaterlab: the command line. Exit codes: 0 ok, 1 a check failed (or a
+// regression), 2 bad input or an I/O error (README "Exit codes").
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <iostream>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "verify/inputs/config.hpp"
+#include "verify/store/hdf5_store.hpp"
+#include "verify/cli/bench.hpp"
+#include "verify/cli/fuzz.hpp"
+#include "verify/run/mpi_run.hpp"
+#include "verify/run/plan.hpp"
+#include "verify/report/regress.hpp"
+#include "verify/run/runner.hpp"
+#include "verify/report/table.hpp"
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace slaterlab {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitCheckFailed = 1;
+constexpr int kExitBadInput = 2;
+
+std::atomic<bool> g_interrupted{false};
+const MpiSession* g_mpi = nullptr;  // set by main
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+std::string host_name() {
+  char buffer[256] = {};
+  return gethostname(buffer, sizeof buffer - 1) == 0 ? buffer : "unknown";
+}
+
+std::string quoted_command_line(int argc, char** argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.find_first_of(" \t\"'") != std::string::npos) arg = "'" + arg + "'";
+    line += (i ? " " : "") + arg;
+  }
+  return line;
+}
+
+struct RunArgs {
+  std::string experiment;
+  std::string output = "results.h5";
+  std::vector<std::string> sets;
+  bool quiet = false;
+  bool append = false;
+  bool dry_run = false;
+};
+
+int run_command(const RunArgs& args, const std::string& command_line) {
+  const StudyConfig study = args.experiment.empty()
+                                ? parse_study(default_study_toml(), "default study", args.sets)
+                                : load_study(args.experiment, args.sets);
+  // Before any work: a study that cannot fit is refused (exit 2), and a long
+  // one says how long it will take.
+  const StudyPlan plan = plan_study(study);
+  const double available = available_memory_bytes();
+  if (args.dry_run) {
+    fmt::print("{}", format_plan(plan, available));
+    check_fits(plan, available);
+    return kExitOk;
+  }
+  check_before_running(study, plan, available);
+  if (!g_mpi || g_mpi->rank() == 0) check_output_path(args.output, args.append);
+  if (!args.quiet && plan.seconds > 30) {
+    fmt::print(stderr, "slaterlab: estimated time about {}, peak memory about {}\n",
+               format_seconds(plan.seconds), format_bytes(plan.peak_bytes));
+  }
+
+  const RunMetadata metadata{SLATERLAB_VERSION, SLATERLAB_GIT_COMMIT, utc_now(), host_name(),
+                             command_line, study.resolved_toml};
+  const bool progress = !args.quiet && isatty(STDERR_FILENO);
+  const auto t0 = std::chrono::steady_clock::now();
+  RunReport report;
+  if (launched_processes() > 1) {  // mpirun -n P (verify/mpi_run.hpp)
+    report = run_study_distributed(*g_mpi, study, args.output, metadata, args.append, progress);
+    if (g_mpi->rank() != 0) return kExitOk;  // rank 0 reports for all
+  } else {
+    ResultWriter writer = ResultWriter::create(args.output, metadata, args.append);
+    std::signal(SIGINT, [](int) { g_interrupted = true; });
+    report = run_study(study, writer, {progress, &g_interrupted});
+    if (report.interrupted) {
+      writer.keep_partial();
+      fmt::print(stderr, "slaterlab: interrupted; completed checkpoints are in {}.partial\n",
+                 args.output);
+      return 130;
+    }
+    writer.commit();
+  }
+
+  fmt::print("{}", format_table(read_results(args.output, {.checkpoints = false}),
+                                TableFormat::markdown, TableKind::all));
+  if (!args.quiet) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    fmt::print(stderr, "wrote {} ({} experiments x {} strategies, {} VMC runs, {:.1f} s)\n",
+               args.output, study.experiments.size(), study.strategies.size(), study.vmc.size(),
+               seconds);
+  }
+  for (const auto& f : report.failures) {
+    fmt::print(stderr, "CHECK FAILED: {} / {}: {}\n", f.experiment, f.strategy, f.what);
+  }
+  return report.failures.empty() ? kExitOk : kExitCheckFailed;
+}
+
+int table_command(const std::string& file, const std::string& format, const std::string& kind) {
+  const TableFormat table_format = parse_table_format(format);
+  const TableKind table_kind = parse_table_kind(kind);
+  fmt::print("{}", format_table(read_results(file, {.checkpoints = false}), table_format, table_kind));
+  return kExitOk;
+}
+
+int regress_cli(const RegressArgs& args, const std::string& command_line) {
+  std::signal(SIGINT, [](int) { g_interrupted = true; });
+  const RunMetadata metadata{SLATERLAB_VERSION, SLATERLAB_GIT_COMMIT, utc_now(), host_name(),
+                             command_line, ""};
+  const bool progress = !args.quiet && isatty(STDERR_FILENO);
+  return regress_command(args, metadata, {progress, &g_interrupted}, std::cout, std::cerr);
+}
+
+int main_impl(int argc, char** argv) {
+  CLI::App app{"slaterlab: accuracy of Slater-determinant update strategies against "
+               "high-precision and certified references"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(SLATERLAB_VERSION) + " (" SLATERLAB_GIT_COMMIT ")");
+
+  RunArgs run;
+  CLI::App* run_cmd = app.add_subcommand(
+      "run", "Run a study (the built-in default study without a file); print its table and "
+             "write an HDF5 results file");
+  run_cmd->add_option("experiment", run.experiment, "Experiment TOML file (default: built-in study)");
+  run_cmd->add_option("-o,--output", run.output, "HDF5 results file")->capture_default_str();
+  run_cmd->add_option("--set", run.sets, "Override a key: section.key=value (repeatable)");
+  run_cmd->add_flag("-q,--quiet", run.quiet, "No progress or summary on stderr");
+  run_cmd->add_flag("--append", run.append, "Add the experiments to an existing results file");
+  run_cmd->add_flag("--dry-run", run.dry_run,
+                    "Print the resolved plan (experiments x strategies, moves, memory and time "
+                    "estimates) and exit without running");
+
+  std::string table_file, table_format = "md";
+  CLI::App* table_cmd = app.add_subcommand("table", "Print the comparison table of a results file");
+  table_cmd->add_option("file", table_file, "HDF5 results file")->required();
+  table_cmd->add_option("-f,--format", table_format, "md, csv or latex")->capture_default_str();
+  std::string table_kind = "all";
+  table_cmd->add_option("-k,--kind", table_kind, "determinant, vmc, orbitals or all")
+      ->capture_default_str();
+
+  CLI::App* bench_cmd = app.add_subcommand(
+      "bench", "Benchmark update strategies, references and B-spline orbitals against this "
+               "machine's GEMM and memory-bandwidth limits (Google Benchmark; README: Performance)");
+  bench_cmd->footer(std::string("Options (other arguments go to Google Benchmark):\n") +
+                    bench_usage());
+  bench_cmd->allow_extras();
+  bench_cmd->prefix_command();
+
+  RegressArgs regress;
+  CLI::App* regress_cmd = app.add_subcommand(
+      "regress", "Run a study and compare it with a baseline results file; exit 1 on an accuracy "
+                 "regression (README: Nightly accuracy regression)");
+  regress_cmd->add_option("experiment", regress.experiment, "Experiment TOML file")->required();
+  regress_cmd->add_option("--baseline", regress.baseline, "Baseline HDF5 results file")->required();
+  regress_cmd->add_option("--junit", regress.junit, "Also write a JUnit XML report");
+  regress_cmd->add_option("--summary", regress.summary, "Also write a Markdown summary");
+  regress_cmd->add_option("--set", regress.sets, "Override a key: section.key=value (repeatable)");
+  regress_cmd->add_option("-o,--output", regress.output,
+                          "Keep the new results file (default: a temporary file, removed)");
+  regress_cmd->add_flag("--update-baseline", regress.update_baseline,
+                        "Write the new results as the baseline (atomically) and say what it replaced");
+  regress_cmd->add_option("--factor", regress.limits.factor,
+                          "How many times the larger of its error model and its baseline a metric may reach "
+                          "(and a count its baseline)")->capture_default_str();
+  regress_cmd->add_flag("-q,--quiet", regress.quiet,
+                        "Only regressions, failed checks and baseline updates on stderr; no table");
+
+  FuzzArgs fuzz;
+  int fuzz_cases = 0;
+  double fuzz_seconds = 0;
+  std::uint64_t fuzz_seed = 0;
+  CLI::App* fuzz_cmd = app.add_subcommand(
+      "fuzz", "Check the strategy properties on random and adversarial cases (RapidCheck); "
+              "shrink and keep counterexamples in the corpus; exit 1 on a failure");
+  fuzz_cmd->add_option("--strategy", fuzz.strategies,
+                       "Strategy name or configuration label, e.g. delayed-3-double "
+                       "(repeatable; default all)");
+  fuzz_cmd->add_option("--precision", fuzz.precisions, "float, double or mixed (repeatable)");
+  fuzz_cmd->add_option("--property", fuzz.properties,
+                       "RatiosMatchOracle, LogDetAndResidualsMatchOracle, "
+                       "RejectLeavesStateUnchanged or NearSingularIsBreakdown (repeatable)");
+  fuzz_cmd->add_option("--workload", fuzz.workloads, "randsvd or adversarial (repeatable)");
+  CLI::Option* cases_opt = fuzz_cmd->add_option(
+      "--cases", fuzz_cases, "Cases per storage class and workload (default 20)");
+  CLI::Option* seconds_opt =
+      fuzz_cmd->add_option("--seconds", fuzz_seconds, "Run batches until this much time is up");
+  CLI::Option* seed_opt =
+      fuzz_cmd->add_option("--seed", fuzz_seed, "Seed of the run (default: a random one, printed)");
+  fuzz_cmd->add_option("--max-n", fuzz.max_n, "Largest matrix size")->capture_default_str();
+  fuzz_cmd->add_option("--shrink-seconds", fuzz.shrink_seconds,
+                       "Time allowed to shrink each failure")->capture_default_str();
+  fuzz_cmd->add_option("--corpus", fuzz.corpus, "Where counterexamples are saved (must exist)")
+      ->capture_default_str();
+  fuzz_cmd->add_flag("-q,--quiet", fuzz.quiet, "No progress on stderr");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
+  if (*run_cmd) return run_command(run, quoted_command_line(argc, argv));
+  if (*table_cmd) return table_command(table_file, table_format, table_kind);
+  if (*bench_cmd) {
+    std::vector<std::string> extras = bench_cmd->remaining();
+    std::vector<char*> bench_argv{argv[0]};
+    for (auto& e : extras) bench_argv.push_back(e.data());
+    int bench_argc = int(bench_argv.size());
+    return run_bench(bench_argc, bench_argv.data());
+  }
+  if (*regress_cmd) return regress_cli(regress, quoted_command_line(argc, argv));
+  if (*fuzz_cmd) {
+    if (*cases_opt) fuzz.cases = fuzz_cases;
+    if (*seconds_opt) fuzz.seconds = fuzz_seconds;
+    if (*seed_opt) fuzz.seed = fuzz_seed;
+    const bool progress = !fuzz.quiet && isatty(STDERR_FILENO);
+    return fuzz_command(fuzz, std::cout, progress ? &std::cerr : nullptr);
+  }
+  return kExitBadInput;
+}
+
+}  // namespace
+}  // namespace slaterlab
+
+int main(int argc, char** argv) {
+  // One BLAS thread: results are reproducible and timings are per core.
+  openblas_set_num_threads(1);
+  const slaterlab::MpiSession mpi(argc, argv);
+  slaterlab::g_mpi = &mpi;
+  try {
+    return slaterlab::main_impl(argc, argv);
+  } catch (const std::invalid_argument& e) {  // ConfigError, InputError, bad values
+    fmt::print(stderr, "slaterlab: error: {}\n", e.what());
+  } catch (const slaterlab::IoError& e) {
+    fmt::print(stderr, "slaterlab: error: {}\n", e.what());
+  } catch (const std::bad_alloc&) {
+    // Anywhere the up-front estimate could not see (a replay file larger
+    // than its shape suggests, Arb at a high precision, another process
+    // taking the memory): one line, and the store's guarantee holds (the
+    // output was not replaced; only a killed run leaves its .partial).
+    fmt::print(stderr,
+               "slaterlab: error: out of memory (slaterlab run --dry-run shows the estimates)\n");
+  }
+  // The other ranks would wait for this one for ever.
+  if (mpi.active()) slaterlab::MpiSession::abort(slaterlab::kExitBadInput);
+  return slaterlab::kExitBadInput;
+}

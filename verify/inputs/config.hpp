@@ -1,0 +1,117 @@
+#pragma once
+// A study: the experiments (workload instances) and the strategies that run
+// on each of them in lockstep, the reference settings and the checks. Read
+// from TOML (README "Experiment files"), with `--set key=value` overrides,
+// validated completely before anything runs.
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "strategies/determinant/updater_options.hpp"
+#include "verify/inputs/workload.hpp"
+
+namespace slaterlab {
+
+/// Bad input in an experiment definition: the message names the file, the
+/// key and the problem (and the closest valid key for an unknown one).
+class ConfigError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct StrategyConfig {
+  std::string label;   // unique, e.g. "sm-float" or "delayed-16-double"
+  std::string name;    // factory name
+  UpdaterOptions options;
+};
+
+struct ExperimentConfig {
+  std::string name;
+  WorkloadSpec workload;
+  std::int64_t moves = 0;
+  std::int64_t checkpoint_every = 0;
+  std::string acceptance = "metropolis";  // "metropolis" | "forced"
+  double acceptance_rate = 1.0;           // used by "forced"
+};
+
+/// One VMC run (README "VMC studies"): N fermions in a harmonic trap sampled
+/// with a scheme, an orbital set and a determinant strategy.
+struct VmcRunConfig {
+  std::string name;
+  Eigen::Index n = 0;
+  double alpha = 1.0;                  // trial-orbital frequency
+  double omega = 1.0;                  // trap frequency
+  std::string orbitals = "analytic";   // analytic | bspline-double | bspline-float
+  Eigen::Index grid = 0;               // B-spline points per dimension; 0 = the box rule's default
+  std::string scheme = "pbp";          // pbp | qs | qs-batched
+  double step = 1.0;                   // fixed step, or where tuning starts
+  double target_acceptance = 0.0;      // > 0: tune the step in equilibration, then freeze it
+  StrategyConfig strategy;             // the determinant strategy
+  int walkers = 4;
+  std::int64_t sweeps = 2000;          // measured sweeps per walker
+  std::int64_t equilibration = 200;    // discarded sweeps per walker
+  std::uint64_t seed = 0;
+  /// Shadow each walker with an analytic-orbital, sm-double twin on the same
+  /// random streams to find where the decisions part (path divergence).
+  bool divergence = true;
+};
+
+struct ReferenceConfig {
+  int digits = 50;            // Boost.Multiprecision decimal digits: 50 or 100
+  int recompute_every = 0;    // mp refactorisation cadence (accepted moves), 0 = never
+  long certified_bits = 128;  // Arb working precision
+  bool certify = true;        // certified log-det of the initial and final matrices
+  /// true: an mp ratio for every move (the mp inverse follows each accepted
+  /// move by an mp Sherman-Morrison update, O(N^2) mp work per move).
+  /// false: checkpoint-only references for large N (DESIGN.md): no mp work
+  /// between checkpoints; each checkpoint takes a fresh mp LU of the exact
+  /// current matrix (O(N^3) mp). Ratio errors, flips and kappa_rho are then
+  /// not measured (NaN), and experiments must use forced acceptance.
+  bool per_move = true;
+};
+
+/// Pass/fail criteria of `slaterlab run` (exit code 1 when one fails).
+struct ChecksConfig {
+  /// Every checkpoint's sign(det) must agree with the reference.
+  bool sign_agreement = true;
+  /// Upper limit on the per-move ratio error in units of N eps kappa_rho
+  /// (the backward-stable bound; README "Checks"). Unset = no limit.
+  std::optional<double> max_ratio_error_normalised;
+  /// A strategy that cannot continue (singular to its precision) fails the run.
+  bool strategy_must_finish = false;
+  /// Precisions the checks apply to (empty = all).
+  std::vector<std::string> precisions;
+  /// VMC: |E - E_exact| / error must stay below this for every run. Unset = no check.
+  std::optional<double> max_z_exact;
+};
+
+struct StudyConfig {
+  std::string name = "study";
+  std::string description;
+  std::uint64_t seed = 1;
+  std::vector<ExperimentConfig> experiments;
+  std::vector<StrategyConfig> strategies;
+  std::vector<VmcRunConfig> vmc;
+  ReferenceConfig reference;
+  ChecksConfig checks;
+  /// The fully resolved definition (lists expanded, defaults filled) as TOML.
+  std::string resolved_toml;
+};
+
+/// Parses and validates a study. `source` names the input in messages.
+/// `overrides` are "dotted.key=value" strings applied before validation: a
+/// key under [[experiment]] or [[strategy]] applies to every entry.
+/// Throws ConfigError.
+StudyConfig parse_study(const std::string& toml_text, const std::string& source,
+                        const std::vector<std::string>& overrides = {});
+
+/// Reads `path` and parses it; a missing or unreadable file is a ConfigError.
+StudyConfig load_study(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// The built-in default study (identical to experiments/default.toml).
+const std::string& default_study_toml();
+
+}  // namespace slaterlab

@@ -1,0 +1,402 @@
+#include "verify/inputs/replay.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <system_error>
+
+#include "verify/store/hdf5_handle.hpp"
+
+namespace slaterlab {
+
+namespace {
+
+namespace fs = std::filesystem;
+using h5::Handle;
+
+constexpr const char* kVersionAttr = "replay_schema_version";
+constexpr const char* kLayoutAttr = "layout";
+
+[[noreturn]] void bad(const fs::path& path, const std::string& what) {
+  throw ReplayError("replay file " + path.string() + ": " + what);
+}
+
+// ---- reading ------------------------------------------------------------------
+
+/// One dataset of the file: its handle, shape and type class.
+struct Dataset {
+  std::string name;
+  Handle handle;
+  std::vector<hsize_t> dims;
+  H5T_class_t type_class = H5T_NO_CLASS;
+  std::size_t type_size = 0;
+};
+
+std::string shape_text(const std::vector<hsize_t>& dims) {
+  if (dims.empty()) return "a scalar";
+  std::string out;
+  for (hsize_t d : dims) out += (out.empty() ? "" : " x ") + std::to_string(d);
+  return out;
+}
+
+class ReplayReader {
+ public:
+  explicit ReplayReader(fs::path path) : path_(std::move(path)) {
+    h5::library_init();
+    open();
+    check_version();
+    read_layout();
+    initial_ = dataset("initial_matrix", true);
+    if (!h5::has_link(file_, "moves")) bad(path_, "missing group 'moves'");
+    electron_ = dataset("moves/electron", true);
+    column_ = dataset("moves/column", true);
+    accept_ = dataset("moves/accept", false);
+    uniform_ = dataset("moves/uniform", false);
+    check_shapes();
+  }
+
+  ReplayShape shape() const { return {Eigen::Index(n_), std::int64_t(m_)}; }
+  ReplayData read();
+
+ private:
+  void open();
+  void check_version();
+  void read_layout();
+  std::optional<Dataset> dataset(const std::string& name, bool required);
+  void check_shapes();
+  void expect_class(const Dataset& d, H5T_class_t wanted, const char* what) const;
+  std::vector<double> doubles(const Dataset& d) const;
+  std::vector<std::int64_t> integers(const Dataset& d) const;
+  std::vector<std::int64_t> flags(const Dataset& d) const;
+  std::vector<std::pair<std::string, std::string>> metadata() const;
+
+  fs::path path_;
+  Handle file_;
+  std::string layout_;
+  std::optional<Dataset> initial_, electron_, column_, accept_, uniform_;
+  hsize_t n_ = 0, m_ = 0;
+};
+
+void ReplayReader::open() {
+  std::error_code ec;
+  if (!fs::exists(path_, ec)) bad(path_, "no such file");
+  if (fs::is_directory(path_, ec)) bad(path_, "is a directory");
+  const htri_t is_hdf5 = H5Fis_hdf5(path_.c_str());
+  if (is_hdf5 <= 0) {
+    bad(path_, is_hdf5 == 0 ? "not an HDF5 file" : "cannot open: " + h5::error_detail());
+  }
+  const hid_t id = H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (id < 0) bad(path_, "cannot open: " + h5::error_detail());
+  file_ = Handle(id, H5Fclose);
+}
+
+void ReplayReader::check_version() {
+  if (!h5::has_attr(file_, kVersionAttr)) {
+    bad(path_, std::string("not a replay file: no root attribute '") + kVersionAttr + "'");
+  }
+  std::int64_t version = 0;
+  try {
+    h5::read_attr(file_, kVersionAttr, version);
+  } catch (const h5::Failure&) {
+    bad(path_, std::string("root attribute '") + kVersionAttr + "' must be an integer");
+  }
+  if (version != kReplaySchemaVersion) {
+    bad(path_, fmt::format("{} {} is not supported (this build reads version {})", kVersionAttr,
+                           version, kReplaySchemaVersion));
+  }
+}
+
+void ReplayReader::read_layout() {
+  if (!h5::has_attr(file_, kLayoutAttr)) {
+    bad(path_, "missing root attribute 'layout' (\"row-major\" or \"column-major\")");
+  }
+  try {
+    h5::read_attr(file_, kLayoutAttr, layout_);
+  } catch (const h5::Failure&) {
+    bad(path_, "root attribute 'layout' must be a string");
+  }
+  if (layout_ != "row-major" && layout_ != "column-major") {
+    bad(path_, "layout '" + layout_ + "' must be \"row-major\" or \"column-major\"");
+  }
+}
+
+std::optional<Dataset> ReplayReader::dataset(const std::string& name, bool required) {
+  if (!h5::has_link(file_, name)) {
+    if (required) bad(path_, "missing dataset '" + name + "'");
+    return std::nullopt;
+  }
+  Dataset d;
+  d.name = name;
+  const hid_t id = H5Dopen2(file_, name.c_str(), H5P_DEFAULT);
+  if (id < 0) bad(path_, "'" + name + "' is not a readable dataset: " + h5::error_detail());
+  d.handle = Handle(id, H5Dclose);
+  Handle space(H5Dget_space(d.handle), H5Sclose);
+  Handle type(H5Dget_type(d.handle), H5Tclose);
+  const int rank = space.valid() ? H5Sget_simple_extent_ndims(space) : -1;
+  if (rank < 0 || !type.valid()) bad(path_, "cannot read the shape of '" + name + "'");
+  d.dims.assign(std::size_t(rank), 0);
+  H5Sget_simple_extent_dims(space, d.dims.data(), nullptr);
+  d.type_class = H5Tget_class(type);
+  d.type_size = H5Tget_size(type);
+  return d;
+}
+
+void ReplayReader::expect_class(const Dataset& d, H5T_class_t wanted, const char* what) const {
+  if (d.type_class != wanted) bad(path_, "'" + d.name + "' must hold " + what);
+}
+
+void ReplayReader::check_shapes() {
+  const auto& a = initial_->dims;
+  if (a.size() != 2 || a[0] != a[1] || a[0] == 0) {
+    bad(path_, "'initial_matrix' must be a square N x N dataset with N >= 1, got " + shape_text(a));
+  }
+  n_ = a[0];
+  if (electron_->dims.size() != 1) {
+    bad(path_,
+        "'moves/electron' must be 1-D (one entry per move), got " + shape_text(electron_->dims));
+  }
+  m_ = electron_->dims[0];
+  if (column_->dims != std::vector<hsize_t>{m_, n_}) {
+    bad(path_, fmt::format("'moves/column' must be M x N = {} x {} (one row per move), got {}", m_,
+                           n_, shape_text(column_->dims)));
+  }
+  for (const auto* d : {&accept_, &uniform_}) {
+    if (*d && (*d)->dims != std::vector<hsize_t>{m_}) {
+      bad(path_, fmt::format("'{}' must have one entry per move (M = {}), got {}", (*d)->name, m_,
+                             shape_text((*d)->dims)));
+    }
+  }
+  expect_class(*initial_, H5T_FLOAT, "floating-point numbers (float64)");
+  expect_class(*column_, H5T_FLOAT, "floating-point numbers (float64)");
+  expect_class(*electron_, H5T_INTEGER, "integers (int64)");
+  if (uniform_) expect_class(*uniform_, H5T_FLOAT, "floating-point numbers (float64)");
+  if (accept_ && !(accept_->type_class == H5T_INTEGER ||
+                   (accept_->type_class == H5T_ENUM && accept_->type_size == 1))) {
+    bad(path_, "'moves/accept' must hold integers 0/1 (int8)");
+  }
+}
+
+std::vector<double> ReplayReader::doubles(const Dataset& d) const {
+  std::size_t count = 1;
+  for (hsize_t x : d.dims) count *= std::size_t(x);
+  std::vector<double> out(count);
+  if (count > 0 &&
+      H5Dread(d.handle, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) {
+    bad(path_, "cannot read '" + d.name + "': " + h5::error_detail());
+  }
+  return out;
+}
+
+std::vector<std::int64_t> ReplayReader::integers(const Dataset& d) const {
+  std::vector<std::int64_t> out(d.dims.empty() ? 1 : std::size_t(d.dims[0]));
+  if (!out.empty() &&
+      H5Dread(d.handle, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) {
+    bad(path_, "cannot read '" + d.name + "': " + h5::error_detail());
+  }
+  return out;
+}
+
+// 0/1 flags stored as integers or as h5py's enum for numpy bool (int8 base).
+std::vector<std::int64_t> ReplayReader::flags(const Dataset& d) const {
+  if (d.type_class != H5T_ENUM) return integers(d);
+  Handle stored(H5Dget_type(d.handle), H5Tclose);
+  Handle native(H5Tget_native_type(stored, H5T_DIR_ASCEND), H5Tclose);
+  std::vector<std::int8_t> raw(std::size_t(d.dims[0]));
+  if (!native.valid() ||
+      (!raw.empty() && H5Dread(d.handle, native, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()) < 0)) {
+    bad(path_, "cannot read '" + d.name + "': " + h5::error_detail());
+  }
+  return {raw.begin(), raw.end()};
+}
+
+std::string attribute_text(hid_t file, const std::string& name) {
+  Handle attr(H5Aopen(file, name.c_str(), H5P_DEFAULT), H5Aclose);
+  if (!attr.valid()) return "(unreadable)";
+  Handle space(H5Aget_space(attr), H5Sclose);
+  Handle type(H5Aget_type(attr), H5Tclose);
+  const hssize_t points = space.valid() ? H5Sget_simple_extent_npoints(space) : -1;
+  if (points != 1) return fmt::format("(array of {} values)", points);
+  try {
+    switch (H5Tget_class(type)) {
+      case H5T_STRING: {
+        std::string value;
+        h5::read_attr(file, name, value);
+        return value;
+      }
+      case H5T_INTEGER: {
+        std::int64_t value = 0;
+        h5::read_attr(file, name, value);
+        return std::to_string(value);
+      }
+      case H5T_FLOAT: {
+        double value = 0;
+        h5::read_attr(file, name, value);
+        return fmt::format("{}", value);
+      }
+      default: return "(not shown)";
+    }
+  } catch (const h5::Failure&) {
+    return "(unreadable)";
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> ReplayReader::metadata() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& name : h5::attr_names(file_)) {
+    if (name == kVersionAttr || name == kLayoutAttr) continue;
+    out.emplace_back(name, attribute_text(file_, name));
+  }
+  return out;
+}
+
+const char* non_finite_name(double x) { return std::isnan(x) ? "NaN" : "inf"; }
+
+ReplayData ReplayReader::read() {
+  ReplayData data;
+  data.layout = layout_;
+  const Eigen::Index n = Eigen::Index(n_);
+  const Eigen::Index m = Eigen::Index(m_);
+
+  // HDF5 hands back C order: buffer[r * N + c] = dataset[r, c].
+  const std::vector<double> a = doubles(*initial_);
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  if (layout_ == "row-major") {
+    data.initial = Eigen::Map<const RowMajor>(a.data(), n, n);  // dataset[i, j] = A(i, j)
+  } else {
+    data.initial = Eigen::Map<const Eigen::MatrixXd>(a.data(), n, n);  // dataset[j, i] = A(i, j)
+  }
+  for (Eigen::Index j = 0; j < n; ++j) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double x = data.initial(i, j);
+      if (!std::isfinite(x)) {
+        bad(path_, fmt::format("'initial_matrix' has a non-finite value ({}) at A({}, {}) "
+                               "(orbital {}, electron {})",
+                               non_finite_name(x), i, j, i, j));
+      }
+    }
+  }
+
+  // Row m of moves/column is the new column of move m: column m of the map.
+  const std::vector<double> c = doubles(*column_);
+  data.columns = Eigen::Map<const Eigen::MatrixXd>(c.data(), n, m);
+  for (Eigen::Index move = 0; move < m; ++move) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double x = data.columns(i, move);
+      if (!std::isfinite(x)) {
+        bad(path_, fmt::format("'moves/column' has a non-finite value ({}) in move {}, entry {}",
+                               non_finite_name(x), move, i));
+      }
+    }
+  }
+
+  const std::vector<std::int64_t> electron = integers(*electron_);
+  for (std::size_t t = 0; t < electron.size(); ++t) {
+    if (electron[t] < 0 || electron[t] >= std::int64_t(n)) {
+      bad(path_, fmt::format("'moves/electron'[{}] = {} is out of range (N = {}: 0 to {})", t,
+                             electron[t], n, n - 1));
+    }
+    data.electron.push_back(Eigen::Index(electron[t]));
+  }
+
+  if (accept_) {
+    const std::vector<std::int64_t> accept = flags(*accept_);
+    data.accept.emplace();
+    for (std::size_t t = 0; t < accept.size(); ++t) {
+      if (accept[t] != 0 && accept[t] != 1) {
+        bad(path_, fmt::format("'moves/accept'[{}] = {} must be 0 or 1", t, accept[t]));
+      }
+      data.accept->push_back(accept[t] == 1);
+    }
+  }
+  if (uniform_) {
+    data.uniform = doubles(*uniform_);
+    for (std::size_t t = 0; t < data.uniform->size(); ++t) {
+      const double u = (*data.uniform)[t];
+      if (!(u >= 0.0 && u < 1.0)) {
+        bad(path_, fmt::format("'moves/uniform'[{}] = {} is not in [0, 1)", t, u));
+      }
+    }
+  }
+  data.metadata = metadata();
+  return data;
+}
+
+// ---- writing ------------------------------------------------------------------
+
+void write_dataset(const fs::path& path, hid_t parent, const std::string& name, hid_t type,
+                   const std::vector<hsize_t>& dims, const void* values) {
+  Handle space(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose);
+  Handle set(space.valid() ? H5Dcreate2(parent, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT,
+                                        H5P_DEFAULT)
+                           : H5I_INVALID_HID,
+             H5Dclose);
+  bool empty = false;
+  for (hsize_t d : dims) empty = empty || d == 0;
+  if (!set.valid() || (!empty && H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0)) {
+    bad(path, "cannot write '" + name + "': " + h5::error_detail());
+  }
+}
+
+}  // namespace
+
+// The reader reports its own findings as ReplayError; an HDF5 failure it did
+// not anticipate (a damaged object, a group where a dataset belongs) still
+// becomes one line naming the file.
+ReplayShape read_replay_shape(const fs::path& path) {
+  try {
+    return ReplayReader(path).shape();
+  } catch (const h5::Failure& error) {
+    bad(path, error.what());
+  }
+}
+
+ReplayData read_replay(const fs::path& path) {
+  try {
+    return ReplayReader(path).read();
+  } catch (const h5::Failure& error) {
+    bad(path, error.what());
+  }
+}
+
+void write_replay(const fs::path& path, const ReplayData& data) {
+  h5::library_init();
+  Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  if (!file.valid()) bad(path, "cannot create: " + h5::error_detail());
+  try {
+    h5::write_attr(file, kVersionAttr, kReplaySchemaVersion);
+    h5::write_attr(file, kLayoutAttr, data.layout);
+    for (const auto& [key, value] : data.metadata) h5::write_attr(file, key, value);
+  } catch (const h5::Failure& error) {
+    bad(path, error.what());
+  }
+  const auto n = hsize_t(data.initial.rows()), n_cols = hsize_t(data.initial.cols());
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  // Row-major: the C-order buffer of A itself; column-major: A's column-major buffer.
+  const RowMajor a =
+      data.layout == "row-major" ? RowMajor(data.initial) : RowMajor(data.initial.transpose());
+  const std::vector<hsize_t> a_dims = data.layout == "row-major" ? std::vector<hsize_t>{n, n_cols}
+                                                                 : std::vector<hsize_t>{n_cols, n};
+  write_dataset(path, file, "initial_matrix", H5T_NATIVE_DOUBLE, a_dims, a.data());
+
+  Handle moves(H5Gcreate2(file, "moves", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+  if (!moves.valid()) bad(path, "cannot create group 'moves': " + h5::error_detail());
+  const auto m = hsize_t(data.electron.size());
+  const std::vector<std::int64_t> electron(data.electron.begin(), data.electron.end());
+  write_dataset(path, moves, "electron", H5T_NATIVE_INT64, {m}, electron.data());
+  // Column-major N x M buffer = C-order M x N: row m is the new column of move m.
+  const Eigen::MatrixXd columns = data.columns;
+  write_dataset(path, moves, "column", H5T_NATIVE_DOUBLE,
+                {hsize_t(columns.cols()), hsize_t(columns.rows())}, columns.data());
+  if (data.accept) {
+    const std::vector<std::int8_t> accept(data.accept->begin(), data.accept->end());
+    write_dataset(path, moves, "accept", H5T_NATIVE_INT8, {hsize_t(accept.size())}, accept.data());
+  }
+  if (data.uniform) {
+    write_dataset(path, moves, "uniform", H5T_NATIVE_DOUBLE, {hsize_t(data.uniform->size())},
+                  data.uniform->data());
+  }
+  moves.close();
+  if (!file.close()) bad(path, "cannot close: " + h5::error_detail());
+}
+
+}  // namespace slaterlab

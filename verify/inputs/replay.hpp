@@ -1,0 +1,82 @@
+#pragma once
+// Replay of a user's own matrices: the initial Slater matrix and the move
+// sequence a QMC code dumped to HDF5, so that slaterlab judges every update
+// strategy on exactly that data (workload kind "replay").
+//
+// File schema (replay_schema_version 1, README "Replay files"):
+//   root attributes  replay_schema_version = 1 (integer),
+//                    layout = "row-major" | "column-major" (string),
+//                    anything else: metadata, kept as text (code, system, ...)
+//   initial_matrix   N x N float: A(i, j) = phi_i(r_j), orbital i, electron j;
+//                    "row-major": dataset[i, j] = A(i, j) (numpy A as is),
+//                    "column-major": dataset[j, i] = A(i, j) (the buffer of a
+//                    Fortran/Eigen/LAPACK column-major A, or numpy A.T).
+//   moves/electron   M integers in [0, N): the electron (column) moved
+//   moves/column     M x N float: row m is the new column of move m, entry i
+//                    = phi_i(r') (one row per move, whatever the layout)
+//   moves/accept     optional, M integers 0/1 (int8; a numpy bool array,
+//                    stored by h5py as an enum, is accepted too)
+//   moves/uniform    optional, M floats in [0, 1): the uniform variate the
+//                    recorded run compared with its acceptance probability
+// Every float must be finite. Floats of any width are read as double
+// (float32 widens exactly).
+//
+// Contract: read_replay validates all of the above and throws ReplayError,
+// one line "replay file <path>: <problem>", naming the dataset and, for bad
+// values, the first offending index. A missing, truncated or non-HDF5 file is
+// a ReplayError too.
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace slaterlab {
+
+inline constexpr std::int64_t kReplaySchemaVersion = 1;
+
+/// A replay file that cannot be used; what() is one line naming the file.
+class ReplayError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// The contents of a replay file, in slaterlab's convention.
+struct ReplayData {
+  Eigen::MatrixXd initial;                     // N x N, A(i, j) = phi_i(r_j)
+  std::vector<Eigen::Index> electron;          // M moved electrons
+  Eigen::MatrixXd columns;                     // N x M: column m = new column of move m
+  std::optional<std::vector<bool>> accept;     // M recorded decisions
+  std::optional<std::vector<double>> uniform;  // M recorded uniforms
+  std::string layout = "row-major";            // how initial_matrix is stored
+  /// Root attributes other than the two required ones, as (name, text).
+  std::vector<std::pair<std::string, std::string>> metadata;
+
+  Eigen::Index n() const { return initial.rows(); }
+  std::int64_t moves() const { return std::int64_t(electron.size()); }
+};
+
+/// N and M of a replay file, read from the dataset shapes only (the file's
+/// version, layout and shapes are checked; the values are not).
+struct ReplayShape {
+  Eigen::Index n = 0;
+  std::int64_t moves = 0;
+};
+
+ReplayShape read_replay_shape(const std::filesystem::path& path);
+
+/// Reads and validates the whole file.
+ReplayData read_replay(const std::filesystem::path& path);
+
+/// Writes `data` as a replay file (replaced if it exists), storing
+/// initial_matrix as data.layout says and `metadata` as string attributes.
+/// Writes what it is given without validating it, so that tests can build
+/// bad files; read_replay is the judge. Throws ReplayError on I/O failure.
+void write_replay(const std::filesystem::path& path, const ReplayData& data);
+
+}  // namespace slaterlab

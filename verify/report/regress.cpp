@@ -1,0 +1,846 @@
+#include "verify/report/regress.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <set>
+#include <system_error>
+#include <tuple>
+
+#include "verify/inputs/config.hpp"
+#include "verify/store/hdf5_handle.hpp"
+#include "verify/run/plan.hpp"
+#include "verify/stats/statistics.hpp"
+#include "verify/report/table.hpp"
+
+namespace slaterlab {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string number(double x) { return fmt::format("{:.3g}", x); }
+
+std::string join(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : separator) + p;
+  return out;
+}
+
+// ---- what is compared ---------------------------------------------------------
+
+/// What the floor of a metric is proportional to (see the header).
+enum class Scale { one, log_det, per_n };
+
+/// The error model of a metric, in the metric's own unit (see the header):
+/// (1 + m) N eps times kappa_1, kappa_1^2 (the residual A X - I of an
+/// inverse that is backward stable row by row), kappa_rho (the largest
+/// condition numbers the reference recorded), 1 (orthogonal
+/// transformations), or (1 + m) alone for a metric already divided by
+/// N eps kappa_rho; none. m = updates_carried.
+enum class Model { none, kappa_1, kappa_1_squared, kappa_rho, n_eps, unit };
+
+struct MetricSpec {
+  const char* name;
+  double StrategySummary::*member;
+  Scale scale;
+  Model model;
+};
+
+// Every deterministic accuracy summary; elapsed_s is timing, not accuracy,
+// and max_ratio_error_eps is max_ratio_error in other units.
+const MetricSpec kMetrics[] = {
+    {"worst_log_det_error", &StrategySummary::worst_log_det_error, Scale::log_det, Model::kappa_1},
+    {"final_log_det_error", &StrategySummary::final_log_det_error, Scale::log_det, Model::kappa_1},
+    {"max_ratio_error", &StrategySummary::max_ratio_error, Scale::one, Model::kappa_rho},
+    {"max_ratio_error_normalised", &StrategySummary::max_ratio_error_normalised, Scale::per_n,
+     Model::unit},
+    {"max_inverse_residual", &StrategySummary::max_inverse_residual, Scale::one,
+     Model::kappa_1_squared},
+    {"max_inverse_divergence", &StrategySummary::max_inverse_divergence, Scale::one,
+     Model::kappa_1},
+    {"final_inverse_divergence", &StrategySummary::final_inverse_divergence, Scale::one,
+     Model::kappa_1},
+    {"max_qr_residual", &StrategySummary::max_qr_residual, Scale::one, Model::n_eps},
+    {"max_orthogonality_loss", &StrategySummary::max_orthogonality_loss, Scale::one, Model::n_eps},
+};
+
+struct CountSpec {
+  const char* name;
+  std::int64_t StrategySummary::*member;
+};
+
+// Events that signal numerical trouble. Recomputes are left out: they follow
+// from the configuration (recompute_every) and from the breakdowns.
+const CountSpec kCounts[] = {
+    {"sign_disagreements", &StrategySummary::sign_disagreements},
+    {"flips", &StrategySummary::flips},
+    {"breakdowns", &StrategySummary::breakdowns},
+    {"splits", &StrategySummary::splits},
+};
+
+/// value <= limit, NaN meaning "does not apply"; the detail names the
+/// model when there is one (model > 0).
+Comparison bounded(const std::string& experiment, const std::string& strategy,
+                   const std::string& metric, ComparisonKind kind, double value, double baseline,
+                   double limit, double model = 0.0) {
+  Comparison c{experiment, strategy, metric, kind, value, baseline, limit, true, ""};
+  if (std::isnan(value) || std::isnan(baseline)) {
+    // NaN means "does not apply": it must not apply in both, or in neither.
+    c.passed = std::isnan(value) && std::isnan(baseline);
+    c.detail = c.passed ? metric + " does not apply"
+                        : fmt::format("{} {} vs baseline {} (applies in only one of them)", metric,
+                                      number(value), number(baseline));
+    return c;
+  }
+  c.passed = value <= limit;
+  const std::string model_part = model > 0.0 ? "model " + number(model) + ", " : "";
+  c.detail = fmt::format("{} {} vs baseline {} ({}limit {})", metric, number(value),
+                         number(baseline), model_part, number(limit));
+  return c;
+}
+
+Comparison structural(const std::string& experiment, const std::string& strategy,
+                      const std::string& metric, bool passed, std::string detail) {
+  Comparison c;
+  c.experiment = experiment;
+  c.strategy = strategy;
+  c.metric = metric;
+  c.kind = ComparisonKind::structure;
+  c.passed = passed;
+  c.detail = std::move(detail);
+  return c;
+}
+
+/// Appends "key value (baseline value)" to `out` when the two differ.
+template <class A, class B>
+void note_difference(std::vector<std::string>& out, const char* key, const A& now,
+                     const B& base) {
+  if (now != base) out.push_back(fmt::format("{} {} (baseline {})", key, now, base));
+}
+
+/// What makes two experiments comparable, as "key value (baseline value)".
+std::vector<std::string> definition_differences(const ExperimentInfo& now,
+                                                const ExperimentInfo& base) {
+  std::vector<std::string> out;
+  note_difference(out, "workload", now.workload, base.workload);
+  note_difference(out, "n", now.n, base.n);
+  note_difference(out, "moves", now.moves, base.moves);
+  note_difference(out, "checkpoint_every", now.checkpoint_every, base.checkpoint_every);
+  note_difference(out, "seed", now.seed, base.seed);
+  note_difference(out, "acceptance", now.acceptance, base.acceptance);
+  note_difference(out, "acceptance_rate", now.acceptance_rate, base.acceptance_rate);
+  // Workload parameters (kappa, delta, the electron order, a replay's checksum, ...).
+  const std::map<std::string, std::string> a(now.parameters.begin(), now.parameters.end());
+  const std::map<std::string, std::string> b(base.parameters.begin(), base.parameters.end());
+  std::set<std::string> keys;
+  for (const auto* m : {&a, &b}) {
+    for (const auto& kv : *m) keys.insert(kv.first);
+  }
+  const auto value = [](const auto& m, const std::string& key) {
+    const auto it = m.find(key);
+    return it == m.end() ? std::string("(absent)") : it->second;
+  };
+  for (const auto& key : keys) {
+    if (key == "kind" || key == "n" || key == "seed") continue;  // compared above
+    if (key == "file") continue;  // a checkout path; content_fnv1a64 names the data
+    note_difference(out, ("param." + key).c_str(), value(a, key), value(b, key));
+  }
+  return out;
+}
+
+/// Options of a strategy that changed under the same label (not a failure:
+/// the options are what a regression run is allowed to vary).
+std::vector<std::string> option_differences(const StrategyInfo& now, const StrategyInfo& base) {
+  std::vector<std::string> out;
+  note_difference(out, "name", now.name, base.name);
+  note_difference(out, "precision", now.precision, base.precision);
+  note_difference(out, "recompute_every", now.recompute_every, base.recompute_every);
+  note_difference(out, "breakdown", now.breakdown, base.breakdown);
+  note_difference(out, "k", now.k, base.k);
+  note_difference(out, "variant", now.variant, base.variant);
+  return out;
+}
+
+template <class T>
+const T* find_named(const std::vector<T>& items, const std::string& name) {
+  for (const auto& item : items) {
+    if constexpr (std::is_same_v<T, ExperimentResult>) {
+      if (item.info.name == name) return &item;
+    } else {
+      if (item.info.label == name) return &item;
+    }
+  }
+  return nullptr;
+}
+
+/// The largest |field| over the reference's checkpoints, at least 1.
+double reference_max(const ExperimentResult& e, double ReferenceCheckpoint::*field) {
+  double largest = 1.0;
+  for (const auto& r : e.reference) largest = std::max(largest, std::abs(r.*field));
+  return largest;
+}
+
+/// floor_eps in the metric's own unit (see the header).
+double metric_floor(Scale scale, const RegressLimits& limits, double eps,
+                    const ExperimentResult& experiment) {
+  switch (scale) {
+    case Scale::log_det:
+      return limits.floor_eps * eps * reference_max(experiment, &ReferenceCheckpoint::log_det);
+    // A relative ratio error of floor_eps * eps is floor_eps / (N kappa_rho)
+    // in units of N eps kappa_rho, and kappa_rho >= 1.
+    case Scale::per_n:
+      return limits.floor_eps / double(std::max<std::int64_t>(1, experiment.info.n));
+    case Scale::one: break;
+  }
+  return limits.floor_eps * eps;
+}
+
+/// Accepted updates a strategy may carry since its last refactorisation: 0
+/// for LU recompute, else every accepted move of the experiment, or at most
+/// recompute_every of them.
+double updates_carried(const StrategyInfo& strategy, const ExperimentResult& experiment) {
+  if (strategy.name == "recompute") return 0.0;
+  const double accepted =
+      experiment.reference.empty() ? 0.0 : double(experiment.reference.back().accepted);
+  return strategy.recompute_every > 0 ? std::min(accepted, double(strategy.recompute_every))
+                                      : accepted;
+}
+
+/// The metric's error model in its own unit (see Model); 0 for none.
+double metric_model(Model model, const StrategyInfo& strategy, const ExperimentResult& experiment) {
+  const double growth = 1.0 + updates_carried(strategy, experiment);
+  const double n_eps = double(std::max<std::int64_t>(1, experiment.info.n)) * strategy.epsilon;
+  const double kappa_1 = reference_max(experiment, &ReferenceCheckpoint::condition_1);
+  switch (model) {
+    case Model::kappa_1: return growth * n_eps * kappa_1;
+    case Model::kappa_1_squared: return growth * n_eps * kappa_1 * kappa_1;
+    case Model::kappa_rho:
+      return growth * n_eps * reference_max(experiment, &ReferenceCheckpoint::ratio_condition_max);
+    case Model::n_eps: return growth * n_eps;
+    case Model::unit: return growth;
+    case Model::none: break;
+  }
+  return 0.0;
+}
+
+/// Why the baseline shows a strategy outside its error model on an
+/// experiment, or "" when it is inside: a matrix of the run is singular to
+/// the strategy's precision (eps kappa_1 >= 1: no digit can be promised), or
+/// a metric exceeds its model. There every error, and every decision and
+/// event it causes, is a chaotic function of each rounding.
+std::string outside_model(const ExperimentResult& experiment, const StrategyResult& base) {
+  const double singular =
+      base.info.epsilon * reference_max(experiment, &ReferenceCheckpoint::condition_1);
+  if (singular >= 1.0) return fmt::format("eps kappa_1 = {}", number(singular));
+  for (const auto& m : kMetrics) {
+    const double value = (*base.summary).*m.member;
+    const double model = metric_model(m.model, base.info, experiment);
+    if (value > model) {
+      return fmt::format("{} {} exceeds its model {}", m.name, number(value), number(model));
+    }
+  }
+  return "";
+}
+
+/// A comparison in a cell outside its model: reported, never failing.
+Comparison unjudged(Comparison c) {
+  c.passed = true;
+  c.detail += " (not judged: outside the error model in the baseline)";
+  return c;
+}
+
+void compare_strategy(const ExperimentResult& base_experiment, const StrategyResult& now,
+                      const StrategyResult& base, const RegressLimits& limits,
+                      RegressReport& report) {
+  const std::string& experiment = base_experiment.info.name;
+  const std::string& label = base.info.label;
+  const StrategySummary& s = *now.summary;
+  const StrategySummary& b = *base.summary;
+  std::vector<Comparison> out;
+  for (const auto& m : kMetrics) {
+    const double baseline = b.*m.member;
+    const double floor = metric_floor(m.scale, limits, base.info.epsilon, base_experiment);
+    const double model = metric_model(m.model, base.info, base_experiment);
+    out.push_back(bounded(experiment, label, m.name, ComparisonKind::metric, s.*m.member, baseline,
+                          std::max(limits.factor * std::max(baseline, model), floor), model));
+  }
+  for (const auto& c : kCounts) {
+    const double baseline = double(b.*c.member);
+    out.push_back(bounded(experiment, label, c.name, ComparisonKind::count, double(s.*c.member),
+                          baseline, std::max(limits.factor * baseline, limits.count_floor)));
+  }
+  const bool finished_ok = !(s.failed && !b.failed);
+  out.push_back(structural(
+      experiment, label, "finished", finished_ok,
+      finished_ok ? (s.failed ? "could not finish, as in the baseline: " + s.failure : "finished")
+                  : "could not finish (" + s.failure + "); the baseline finished"));
+  const std::string outside = outside_model(base_experiment, base);
+  if (!outside.empty()) {
+    report.notes.push_back(experiment + " / " + label + ": outside its error model in the " +
+                           "baseline (" + outside + "): not judged");
+    for (auto& c : out) c = unjudged(std::move(c));
+  }
+  report.comparisons.insert(report.comparisons.end(), out.begin(), out.end());
+}
+
+void compare_experiment(const ExperimentResult& now, const ExperimentResult& base,
+                        const RegressLimits& limits, RegressReport& report) {
+  const std::string& name = base.info.name;
+  const auto differences = definition_differences(now.info, base.info);
+  if (!differences.empty()) {
+    report.comparisons.push_back(
+        structural(name, "", "definition", false,
+                   "not comparable with the baseline: " + join(differences, ", ")));
+    return;
+  }
+  for (const auto& base_strategy : base.strategies) {
+    const std::string& label = base_strategy.info.label;
+    const StrategyResult* strategy = find_named(now.strategies, label);
+    if (!strategy) {
+      report.comparisons.push_back(
+          structural(name, label, "present", false, "missing from the new run"));
+    } else if (!strategy->complete() || !base_strategy.complete()) {
+      report.comparisons.push_back(structural(
+          name, label, "finished", false,
+          strategy->complete() ? "incomplete in the baseline" : "incomplete in the new run"));
+    } else {
+      const auto changed = option_differences(strategy->info, base_strategy.info);
+      if (!changed.empty())
+        report.notes.push_back(name + " / " + label + ": " + join(changed, ", "));
+      compare_strategy(base, *strategy, base_strategy, limits, report);
+    }
+  }
+  for (const auto& s : now.strategies) {
+    if (!find_named(base.strategies, s.info.label)) {
+      report.notes.push_back(name + " / " + s.info.label + ": not in the baseline (not compared)");
+    }
+  }
+}
+
+// VMC runs are statistical: the same build reproduces them bit for bit, but
+// on another machine a walker's path may part at a decision near threshold,
+// after which its energy is another sample of the same distribution.
+std::vector<std::string> vmc_definition_differences(const VmcRunInfo& now, const VmcRunInfo& base) {
+  std::vector<std::string> out;
+  note_difference(out, "n", now.n, base.n);
+  note_difference(out, "alpha", now.alpha, base.alpha);
+  note_difference(out, "omega", now.omega, base.omega);
+  note_difference(out, "orbitals", now.orbitals, base.orbitals);
+  note_difference(out, "grid", now.grid, base.grid);
+  note_difference(out, "scheme", now.scheme, base.scheme);
+  note_difference(out, "strategy", now.strategy, base.strategy);
+  note_difference(out, "step", now.step, base.step);
+  note_difference(out, "target_acceptance", now.target_acceptance, base.target_acceptance);
+  note_difference(out, "walkers", now.walkers, base.walkers);
+  note_difference(out, "equilibration_sweeps", now.equilibration_sweeps, base.equilibration_sweeps);
+  note_difference(out, "sweeps", now.sweeps, base.sweeps);
+  note_difference(out, "seed", now.seed, base.seed);
+  return out;
+}
+
+void compare_vmc(const VmcRun& now, const VmcRun& base, const RegressLimits& limits,
+                 RegressReport& report) {
+  const std::string& name = base.info.name;
+  const auto differences = vmc_definition_differences(now.info, base.info);
+  if (!differences.empty()) {
+    report.comparisons.push_back(
+        structural("vmc", name, "definition", false,
+                   "not comparable with the baseline: " + join(differences, ", ")));
+    return;
+  }
+  const VmcRunSummary& s = now.summary;
+  const VmcRunSummary& b = base.summary;
+  report.comparisons.push_back(compare_estimates("vmc", name, "energy", s.energy, s.error,
+                                                 b.energy, b.error, limits.z_threshold));
+  for (const auto& [metric, value, baseline] :
+       {std::tuple{"failed_walkers", s.failed_walkers, b.failed_walkers},
+        std::tuple{"breakdowns", s.breakdowns, b.breakdowns}}) {
+    report.comparisons.push_back(
+        bounded("vmc", name, metric, ComparisonKind::count, double(value), double(baseline),
+                std::max(limits.factor * double(baseline), limits.count_floor)));
+  }
+}
+
+// Orbital-set accuracy is deterministic, like the lockstep metrics.
+void compare_orbitals(const OrbitalAccuracyRecord& now, const OrbitalAccuracyRecord& base,
+                      const RegressLimits& limits, RegressReport& report) {
+  const std::string& label = base.label;
+  if (now.orbitals != base.orbitals || now.n != base.n || now.alpha != base.alpha ||
+      now.grid != base.grid || now.samples != base.samples) {
+    report.comparisons.push_back(structural(
+        "orbitals", label, "definition", false,
+        fmt::format("not comparable with the baseline: {} n {} alpha {} grid {} samples {} "
+                    "(baseline {} n {} alpha {} grid {} samples {})",
+                    now.orbitals, now.n, now.alpha, now.grid, now.samples, base.orbitals, base.n,
+                    base.alpha, base.grid, base.samples)));
+    return;
+  }
+  const double floor = limits.floor_eps * base.epsilon;
+  for (const auto& [metric, value, baseline] :
+       {std::tuple{"value_max_rel", now.value_max_rel, base.value_max_rel},
+        std::tuple{"gradient_max_rel", now.gradient_max_rel, base.gradient_max_rel},
+        std::tuple{"laplacian_max_rel", now.laplacian_max_rel, base.laplacian_max_rel}}) {
+    report.comparisons.push_back(bounded("orbitals", label, metric, ComparisonKind::metric, value,
+                                         baseline, std::max(limits.factor * baseline, floor)));
+  }
+}
+
+template <class T, class Key>
+const T* find_by(const std::vector<T>& items, const std::string& name, Key key) {
+  for (const auto& item : items) {
+    if (key(item) == name) return &item;
+  }
+  return nullptr;
+}
+
+/// VMC runs and orbital-accuracy records of the baseline, as "vmc / <run>"
+/// and "orbitals / <label>".
+void compare_studies(const ResultsFile& current, const ResultsFile& baseline,
+                     const RegressLimits& limits, RegressReport& report) {
+  const auto run_name = [](const VmcRun& r) -> const std::string& { return r.info.name; };
+  const auto label = [](const OrbitalAccuracyRecord& r) -> const std::string& { return r.label; };
+  for (const auto& base : baseline.vmc) {
+    const VmcRun* now = find_by(current.vmc, base.info.name, run_name);
+    if (now) compare_vmc(*now, base, limits, report);
+    else report.comparisons.push_back(
+        structural("vmc", base.info.name, "present", false, "missing from the new run"));
+  }
+  for (const auto& base : baseline.orbitals) {
+    const OrbitalAccuracyRecord* now = find_by(current.orbitals, base.label, label);
+    if (now) compare_orbitals(*now, base, limits, report);
+    else report.comparisons.push_back(
+        structural("orbitals", base.label, "present", false, "missing from the new run"));
+  }
+  for (const auto& r : current.vmc) {
+    if (!find_by(baseline.vmc, r.info.name, run_name)) {
+      report.notes.push_back("vmc / " + r.info.name + ": not in the baseline (not compared)");
+    }
+  }
+}
+
+// ---- XML and Markdown ---------------------------------------------------------
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (const char ch : text) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      case '\n': out += "&#10;"; break;
+      case '\r': out += "&#13;"; break;
+      case '\t': out += "&#9;"; break;
+      default:
+        // Other control characters are not allowed in XML 1.0 at all.
+        if (static_cast<unsigned char>(ch) < 0x20)
+          out += "\xEF\xBF\xBD";  // U+FFFD
+        else
+          out += ch;
+    }
+  }
+  return out;
+}
+
+std::string classname_part(std::string name) {
+  std::replace(name.begin(), name.end(), '.', '_');
+  return name;
+}
+
+std::string md_cell(std::string text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '|')
+      out += "\\|";
+    else if (ch == '\n')
+      out += ' ';
+    else
+      out += ch;
+  }
+  return out.empty() ? "—" : out;
+}
+
+std::string md_number(const Comparison& c, double x) {
+  if (c.kind == ComparisonKind::structure || c.kind == ComparisonKind::check) return "—";
+  if (std::isnan(x)) return "n/a";
+  if (c.kind == ComparisonKind::count) return fmt::format("{:g}", x);
+  return number(x);
+}
+
+const char* kind_name(ComparisonKind kind) {
+  switch (kind) {
+    case ComparisonKind::metric: return "regression";
+    case ComparisonKind::count: return "regression";
+    case ComparisonKind::statistical: return "statistical";
+    case ComparisonKind::structure: return "regression";
+    case ComparisonKind::check: return "check";
+  }
+  return "regression";
+}
+
+// ---- files --------------------------------------------------------------------
+
+/// Writes text next to `path` and renames it over `path`: never half written.
+void write_text_atomically(const fs::path& path, const std::string& text) {
+  const fs::path partial = slaterlab::partial_path(path);
+  {
+    std::ofstream file(partial, std::ios::binary | std::ios::trunc);
+    file << text;
+    file.flush();
+    if (!file) {
+      std::error_code ignored;
+      fs::remove(partial, ignored);
+      throw IoError(fmt::format("cannot write {}: {}", partial.string(), std::strerror(errno)));
+    }
+  }
+  std::error_code ec;
+  fs::rename(partial, path, ec);
+  if (ec) {
+    fs::remove(partial, ec);
+    throw IoError(fmt::format("cannot rename {} to {}", partial.string(), path.string()));
+  }
+}
+
+/// Removes a temporary results file (and its .partial) when it goes out of scope.
+struct TemporaryResults {
+  fs::path path;  // empty: nothing to remove
+  ~TemporaryResults() {
+    if (path.empty()) return;
+    std::error_code ignored;
+    fs::remove(path, ignored);
+    fs::remove(slaterlab::partial_path(path), ignored);
+  }
+};
+
+fs::path temporary_results_path() {
+  static std::atomic<int> counter{0};
+  return fs::temp_directory_path() /
+         fmt::format("slaterlab-regress-{}-{}.h5", ::getpid(), counter++);
+}
+
+bool same_file(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+}
+
+std::string describe_run(const RunMetadata& m) {
+  return fmt::format("slaterlab {} ({}), {}, {}", m.tool_version, m.git_commit, m.created_utc,
+                     m.host);
+}
+
+void validate(const RegressArgs& args) {
+  const RegressLimits& l = args.limits;
+  if (!(std::isfinite(l.factor) && l.factor >= 1.0)) {
+    throw std::invalid_argument(fmt::format(
+        "--factor must be a finite number >= 1 (below 1 an identical run would fail), got {}",
+        l.factor));
+  }
+  if (args.baseline.empty()) throw std::invalid_argument("--baseline is required");
+  for (const auto* p : {&args.output, &args.junit, &args.summary}) {
+    if (!p->empty() && same_file(*p, args.baseline)) {
+      throw std::invalid_argument("'" + *p + "' is the baseline: the baseline is written only by " +
+                                  "--update-baseline");
+    }
+  }
+}
+
+}  // namespace
+
+// ---- public -------------------------------------------------------------------
+
+std::string Comparison::where() const {
+  if (experiment.empty()) return "baseline";
+  return strategy.empty() ? experiment : experiment + " / " + strategy;
+}
+
+std::size_t RegressReport::failures() const {
+  return std::size_t(std::count_if(comparisons.begin(), comparisons.end(),
+                                   [](const Comparison& c) { return !c.passed; }));
+}
+
+RegressReport compare_results(const ResultsFile& current, const ResultsFile& baseline,
+                              const RegressLimits& limits) {
+  RegressReport report;
+  for (const auto& base : baseline.experiments) {
+    const ExperimentResult* now = find_named(current.experiments, base.info.name);
+    if (now) {
+      compare_experiment(*now, base, limits, report);
+    } else {
+      report.comparisons.push_back(
+          structural(base.info.name, "", "present", false, "missing from the new run"));
+    }
+  }
+  for (const auto& e : current.experiments) {
+    if (!find_named(baseline.experiments, e.info.name)) {
+      report.notes.push_back(e.info.name + ": not in the baseline (not compared)");
+    }
+  }
+  compare_studies(current, baseline, limits, report);
+  return report;
+}
+
+Comparison compare_estimates(const std::string& experiment, const std::string& strategy,
+                             const std::string& metric, double mean, double error,
+                             double baseline_mean, double baseline_error, double z_threshold) {
+  const Agreement a = agreement(mean, error, baseline_mean, baseline_error, z_threshold);
+  // No estimate in either (a run without samples) "does not apply", as for metrics.
+  const bool neither = std::isnan(mean) && std::isnan(baseline_mean);
+  Comparison c{experiment, strategy, metric, ComparisonKind::statistical, mean, baseline_mean,
+               z_threshold, a.agree || neither, ""};
+  c.detail = fmt::format("{} {} vs baseline {}: z = {:.2f} (limit {:g})", metric,
+                         format_mean_error(mean, error),
+                         format_mean_error(baseline_mean, baseline_error), a.z, z_threshold);
+  return c;
+}
+
+Comparison schema_mismatch(int baseline_version) {
+  Comparison c = structural("", "", "schema_version", false,
+                            fmt::format("the baseline has schema_version {}, this build writes {}: "
+                                        "regenerate it with --update-baseline",
+                                        baseline_version, kSchemaVersion));
+  c.value = kSchemaVersion;
+  c.baseline = baseline_version;
+  return c;
+}
+
+std::optional<int> results_schema_version(const fs::path& path) {
+  h5::library_init();
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    throw IoError(fmt::format("cannot read {}: no such file", path.string()));
+  }
+  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (id < 0) throw IoError(fmt::format("cannot read {}: {}", path.string(), h5::error_detail()));
+  h5::Handle file(id, H5Fclose);
+  try {
+    if (!h5::has_attr(file, "schema_version")) return std::nullopt;
+    std::int32_t version = 0;
+    h5::read_attr(file, "schema_version", version);
+    return version;
+  } catch (const h5::Failure& error) {
+    throw IoError(fmt::format("cannot read {}: {}", path.string(), error.what()));
+  }
+}
+
+std::string format_junit(const RegressReport& report, const std::string& name) {
+  // Suites in order of first appearance.
+  std::vector<std::string> suites;
+  for (const auto& c : report.comparisons) {
+    const std::string suite = c.experiment.empty() ? "baseline" : c.experiment;
+    if (std::find(suites.begin(), suites.end(), suite) == suites.end()) suites.push_back(suite);
+  }
+  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  xml += fmt::format("<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n",
+                     xml_escape(name), report.comparisons.size(), report.failures());
+  for (const auto& suite : suites) {
+    std::string cases;
+    std::size_t tests = 0, failures = 0;
+    for (const auto& c : report.comparisons) {
+      if ((c.experiment.empty() ? "baseline" : c.experiment) != suite) continue;
+      ++tests;
+      std::string classname = classname_part(c.experiment.empty() ? "baseline" : c.experiment);
+      if (!c.strategy.empty()) classname.append(".").append(classname_part(c.strategy));
+      cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", xml_escape(classname),
+                           xml_escape(c.metric));
+      if (c.passed) {
+        cases += "/>\n";
+        continue;
+      }
+      ++failures;
+      cases += fmt::format(
+          ">\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>\n",
+          xml_escape(c.detail), kind_name(c.kind), xml_escape(c.where() + ": " + c.detail));
+    }
+    xml += fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" "
+        "skipped=\"0\">\n",
+        xml_escape(suite), tests, failures);
+    xml += cases;
+    xml += "  </testsuite>\n";
+  }
+  xml += "</testsuites>\n";
+  return xml;
+}
+
+std::string format_regress_summary(const RegressReport& report, const std::string& title,
+                                   const std::vector<std::string>& provenance) {
+  std::string md = "# " + title + "\n\n";
+  const std::size_t failures = report.failures(), total = report.comparisons.size();
+  md += failures == 0 ? fmt::format("**PASS**: all {} comparisons held.\n\n", total)
+                      : fmt::format("**FAIL**: {} of {} comparisons failed.\n\n", failures, total);
+  for (const auto& line : provenance) md += "- " + line + "\n";
+  if (!provenance.empty()) md += "\n";
+
+  const auto table = [&](bool only_failures) {
+    std::string t =
+        "| experiment | strategy | metric | value | baseline | limit | status | detail |\n"
+        "|---|---|---|--:|--:|--:|---|---|\n";
+    for (const auto& c : report.comparisons) {
+      if (only_failures && c.passed) continue;
+      const std::string limit = c.kind == ComparisonKind::statistical
+                                    ? fmt::format("z < {:g}", c.limit)
+                                    : md_number(c, c.limit);
+      t += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(c.experiment),
+                       md_cell(c.strategy), md_cell(c.metric), md_number(c, c.value),
+                       md_number(c, c.baseline), limit, c.passed ? "pass" : "**FAIL**",
+                       md_cell(c.detail));
+    }
+    return t;
+  };
+  if (failures > 0) md += "## Failures\n\n" + table(true) + "\n";
+  md += "## All comparisons\n\n" + table(false);
+  if (!report.notes.empty()) {
+    md += "\n## Notes\n\n";
+    for (const auto& note : report.notes) md += "- " + md_cell(note) + "\n";
+  }
+  return md;
+}
+
+void copy_results(const ResultsFile& results, const fs::path& path) {
+  ResultWriter writer = ResultWriter::create(path, results.metadata);
+  for (const auto& e : results.experiments) {
+    const ExperimentHandle experiment = writer.begin_experiment(e.info);
+    for (const auto& row : e.reference) writer.append(experiment, row);
+    if (e.certified_initial) writer.set_certified(experiment, "initial", *e.certified_initial);
+    if (e.certified_final) writer.set_certified(experiment, "final", *e.certified_final);
+    for (const auto& s : e.strategies) {
+      const StrategyHandle strategy = writer.begin_strategy(experiment, s.info);
+      for (const auto& row : s.checkpoints) writer.append(strategy, row);
+      if (s.summary) writer.finish_strategy(strategy, *s.summary);
+    }
+  }
+  for (const auto& run : results.vmc) writer.add_vmc_run(run);
+  for (const auto& record : results.orbitals) writer.add_orbital_accuracy(record);
+  writer.commit();
+}
+
+int regress_command(const RegressArgs& args, RunMetadata metadata, const RunOptions& options,
+                    std::ostream& out, std::ostream& err) {
+  // Bad input first, before any work.
+  validate(args);
+  const StudyConfig study = load_study(args.experiment, args.sets);
+  check_before_running(study, plan_study(study), available_memory_bytes());
+  const fs::path baseline_path = args.baseline;
+  std::error_code ec;
+  const bool have_baseline = fs::exists(baseline_path, ec);
+  if (!have_baseline && !args.update_baseline) {
+    throw IoError(
+        fmt::format("cannot read baseline {}: no such file (create it with "
+                    "--update-baseline)",
+                    baseline_path.string()));
+  }
+  if (args.update_baseline) check_output_path(baseline_path);
+  for (const auto* p : {&args.output, &args.junit, &args.summary}) {
+    if (!p->empty()) check_output_path(*p);
+  }
+  std::optional<ResultsFile> baseline;
+  std::optional<int> other_version;
+  if (have_baseline) {
+    const std::optional<int> version = results_schema_version(baseline_path);
+    if (version && *version != kSchemaVersion) {
+      other_version = *version;
+    } else {
+      baseline = read_results(baseline_path);  // IoError for anything but a results file
+      if (!baseline->complete()) {
+        throw IoError(
+            fmt::format("baseline {} is incomplete (a strategy has no summary: the "
+                        "file of a killed run?)",
+                        baseline_path.string()));
+      }
+    }
+  }
+
+  // The run, into -o or a temporary file.
+  metadata.config_toml = study.resolved_toml;
+  const fs::path results_path =
+      args.output.empty() ? temporary_results_path() : fs::path(args.output);
+  const TemporaryResults temporary{args.output.empty() ? results_path : fs::path()};
+  RunReport run;
+  {
+    ResultWriter writer = ResultWriter::create(results_path, metadata);
+    run = run_study(study, writer, options);
+    if (run.interrupted) {
+      if (!args.output.empty()) writer.keep_partial();
+      err << "slaterlab: interrupted; nothing was compared\n";
+      return 130;
+    }
+    writer.commit();
+  }
+  const ResultsFile current = read_results(results_path);
+  if (!args.quiet) out << format_table(current, TableFormat::markdown);
+
+  // The comparison.
+  RegressReport report;
+  if (baseline) report = compare_results(current, *baseline, args.limits);
+  if (other_version)
+    report.comparisons.insert(report.comparisons.begin(), schema_mismatch(*other_version));
+  for (const auto& f : run.failures) {
+    Comparison c = structural(f.experiment, f.strategy, "checks", false, f.what);
+    c.kind = ComparisonKind::check;
+    report.comparisons.push_back(std::move(c));
+  }
+  for (const auto& c : report.comparisons) {
+    if (c.passed) continue;
+    err << (c.kind == ComparisonKind::check ? "CHECK FAILED: " : "REGRESSION: ") << c.where()
+        << ": " << c.detail << "\n";
+  }
+  if (!args.quiet) {
+    for (const auto& note : report.notes) err << "note: " << note << "\n";
+  }
+
+  std::vector<std::string> provenance = {
+      fmt::format("study: `{}` ({}), factor {:g}, floor {:g} eps", args.experiment, study.name,
+                  args.limits.factor, args.limits.floor_eps),
+      "new run: " + describe_run(current.metadata),
+      baseline ? fmt::format("baseline: `{}`, {}", baseline_path.string(),
+                             describe_run(baseline->metadata))
+               : fmt::format("baseline: `{}` ({})", baseline_path.string(),
+                             have_baseline ? "another schema version" : "none yet")};
+  if (!args.junit.empty())
+    write_text_atomically(args.junit, format_junit(report, "slaterlab regress " + study.name));
+  if (!args.summary.empty()) {
+    write_text_atomically(
+        args.summary,
+        format_regress_summary(report, "slaterlab regress: " + study.name, provenance));
+  }
+
+  if (args.update_baseline) {
+    if (!run.failures.empty()) {
+      err << "slaterlab: baseline " << baseline_path.string()
+          << " not updated: the new run failed its checks\n";
+      return 1;
+    }
+    copy_results(current, baseline_path);
+    if (baseline) {
+      err << fmt::format(
+          "replaced baseline {} (written {} by slaterlab {} ({})) with the new "
+          "results; {} of {} comparisons had failed against it\n",
+          baseline_path.string(), baseline->metadata.created_utc, baseline->metadata.tool_version,
+          baseline->metadata.git_commit, report.failures(), report.comparisons.size());
+    } else if (other_version) {
+      err << fmt::format("replaced baseline {} (schema_version {}) with the new results\n",
+                         baseline_path.string(), *other_version);
+    } else {
+      err << fmt::format("created baseline {}\n", baseline_path.string());
+    }
+    return 0;
+  }
+  if (!args.quiet) {
+    err << fmt::format("regress: {} comparisons against {}: {}\n", report.comparisons.size(),
+                       baseline_path.string(),
+                       report.passed() ? "all held" : fmt::format("{} failed", report.failures()));
+  }
+  return report.passed() ? 0 : 1;
+}
+
+}  // namespace slaterlab

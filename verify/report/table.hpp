@@ -1,0 +1,57 @@
+#pragma once
+// Tables from a results file: the determinant accuracy table (one row per
+// experiment x strategy, built from the strategy summaries), the VMC energy
+// table and the orbital accuracy table (TableKind).
+//
+// Columns: experiment, strategy, N, worst log-det error, final log-det error,
+// max ratio error, max ratio error in eps, inverse residual (max), divergence
+// (final), flips, breakdowns, time (s).
+// Floating values are printed in compact scientific notation with two
+// significant digits (3.1e-12, 2.0e0); counts as integers. A NaN (a metric
+// that does not apply) prints as "—" in Markdown and LaTeX and as an empty
+// field in CSV. A strategy without a summary (still running, or killed)
+// prints "(incomplete)" in its first metric column and nothing else; a
+// strategy whose summary says it failed has " (failed)" after its label.
+//
+// Formats: Markdown (pipes padded to align, numbers right-aligned), CSV
+// (RFC 4180: CRLF line ends, fields with a comma, quote or line break quoted,
+// quotes doubled) and LaTeX (a booktabs tabular, special characters escaped).
+
+#include <string>
+#include <string_view>
+
+#include "verify/store/hdf5_store.hpp"
+
+namespace slaterlab {
+
+enum class TableFormat { markdown, csv, latex };
+
+/// "md", "csv" or "latex"; anything else is std::invalid_argument naming the
+/// bad value and the valid ones.
+TableFormat parse_table_format(std::string_view text);
+
+/// The name parse_table_format accepts for format.
+std::string_view to_string(TableFormat format);
+
+/// Compact scientific notation with two significant digits: 3.1e-12, -2.0e3,
+/// 0, inf; NaN gives an empty string (the caller picks its marker).
+std::string compact_scientific(double value);
+
+/// Which table: the determinant strategies (one row per experiment x
+/// strategy), the VMC runs (the seed's Table 9 kind: energy with its error
+/// bar in compact form, the exact energy, z against it and against the
+/// reference run, the smallest detectable bias, variance, tau, acceptance
+/// and where paths diverged), the orbital-set accuracies, or every table
+/// that has rows.
+enum class TableKind { determinant, vmc, orbitals, all };
+
+/// "determinant", "vmc", "orbitals" or "all"; else std::invalid_argument.
+TableKind parse_table_kind(std::string_view text);
+
+/// The table(s) of `results`. With TableKind::all, each non-empty table in
+/// turn, separated by an empty line (the determinant header alone when all
+/// are empty).
+std::string format_table(const ResultsFile& results, TableFormat format,
+                         TableKind kind = TableKind::determinant);
+
+}  // namespace slaterlab

@@ -1,0 +1,257 @@
+#include "verify/run/plan.hpp"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "strategies/orbitals/bspline.hpp"
+#include "verify/inputs/workload.hpp"
+
+namespace slaterlab {
+namespace {
+
+// Constants of the models in plan.hpp (measured; see there).
+constexpr double kArbBallBytes = 48;       // sizeof(arb_struct), mantissa inline up to 128 bits
+constexpr double kArbMatrices = 11;        // ball matrices alive while certifying
+constexpr double kMetricsBytes = 112;      // long-double copies, products and differences
+// Not per matrix entry: OpenBLAS's buffers and the HDF5 library's state
+// (a 4 x 4 single-strategy run peaks 9 MiB above the planning process), and
+// the store's open groups and datasets per experiment x strategy (the
+// nightly study at N = 4: 12 MiB more for 208 of them).
+constexpr double kRuntimeBytes = 10.0 * 1024 * 1024;
+constexpr double kRecordBytes = 64.0 * 1024;
+constexpr double kMpFactorCopies = 2;      // LU and inverse next to the kept inverse
+constexpr double kMpFactorSeconds50 = 1.1e-7;   // x N^3
+constexpr double kMpFactorSeconds100 = 1.5e-7;  // x N^3
+constexpr double kMpUpdateSeconds = 1.3e-7;     // x N^2 per move
+constexpr double kCertifySeconds128 = 2.7e-8;   // x N^3 per certification
+constexpr double kFlopsPerSecond = 2e9;
+
+double storage_bytes(Precision p) { return p == Precision::double_ ? 8.0 : 4.0; }
+
+/// Bytes per mp number: cpp_bin_float_50 is 64 bytes, _100 is 80.
+double mp_bytes(int digits) { return digits > 50 ? 80.0 : 64.0; }
+
+/// Bytes one strategy keeps per matrix entry, and its O(N K) extras.
+double strategy_bytes(const StrategyConfig& s, double n) {
+  const double entries = n * n;
+  const double own = storage_bytes(s.options.precision);
+  double per_entry = 8;  // the exact current matrix (UpdaterBase)
+  if (s.name == "qr-givens" || s.name == "qr-rank1") {
+    per_entry += 2 * own;
+  } else {
+    per_entry += own;  // an inverse, or recompute's LU copy
+  }
+  double extra = 0;
+  if (s.name == "delayed") {
+    const double k = s.options.k;
+    extra = 6 * n * k * 8 + 3 * k * k * 8;  // window, W, flush work; B^{-1}, W^T A', B
+  }
+  return per_entry * entries + extra;
+}
+
+PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
+  PlanItem item{"experiment", e.name, std::int64_t(e.workload.n), e.moves, {}, 0, 0};
+  const double n = double(e.workload.n);
+  const double entries = n * n;
+  double persistent = 8 * entries;  // the runner's current matrix
+  for (const StrategyConfig& s : study.strategies) {
+    item.strategies.push_back(s.label);
+    persistent += strategy_bytes(s, n);
+    if (s.name == "recompute") {
+      item.seconds += double(e.moves) * (2.0 / 3.0) * n * n * n / kFlopsPerSecond;
+    }
+  }
+  const double mp = mp_bytes(study.reference.digits);
+  persistent += mp * entries;  // the mp reference's inverse
+  if (e.workload.kind == "replay") persistent += double(e.moves) * n * 8 + entries * 8;
+
+  const double bits = double(study.reference.certified_bits);
+  const double ball = kArbBallBytes + 2 * std::max(0.0, bits - 128) / 8;  // mid and radius limbs
+  const double certify = study.reference.certify ? kArbMatrices * ball * entries : 0;
+  const double transient = std::max({kMpFactorCopies * mp * entries, kMetricsBytes * entries, certify});
+  item.bytes = persistent + transient;
+
+  // Per-move references factorise at reset and on the recompute cadence
+  // and update every move; checkpoint-only ones factorise at each
+  // checkpoint (the first included) and do nothing between.
+  const double checkpoints = 1 + std::ceil(double(e.moves) / double(e.checkpoint_every));
+  const double factorisations =
+      !study.reference.per_move ? checkpoints
+                                : 1 + (study.reference.recompute_every > 0
+                                           ? double(e.moves) / double(study.reference.recompute_every)
+                                           : 0.0);
+  const double factor_seconds =
+      study.reference.digits > 50 ? kMpFactorSeconds100 : kMpFactorSeconds50;
+  item.seconds += factorisations * factor_seconds * n * n * n;
+  if (study.reference.per_move) item.seconds += double(e.moves) * kMpUpdateSeconds * entries;
+  if (study.reference.certify) {
+    item.seconds += 2 * kCertifySeconds128 * std::max(1.0, bits / 128) * n * n * n;
+  }
+  return item;
+}
+
+/// The B-spline table of a VMC run's orbital set (0 for analytic orbitals),
+/// and the key under which runs share it.
+std::pair<std::string, double> spline_table(const VmcRunConfig& v) {
+  if (v.orbitals == "analytic") return {"", 0.0};
+  BsplineBoxRule rule;
+  rule.grid = v.grid;
+  const Eigen::Index grid = ho_bspline_box(v.n, v.alpha, rule).grid;
+  const double bytes = v.orbitals == "bspline-float" ? bspline_build_bytes<float>(grid, v.n)
+                                                     : bspline_build_bytes<double>(grid, v.n);
+  return {fmt::format("{}/{}/{:.17g}/{}", v.orbitals, v.n, v.alpha, grid), bytes};
+}
+
+PlanItem plan_vmc(const VmcRunConfig& v) {
+  const double n = double(v.n);
+  PlanItem item{"vmc", v.name, std::int64_t(v.n),
+                (v.sweeps + v.equilibration) * std::int64_t(v.walkers), {v.strategy.label}, 0, 0};
+  const double twins = v.divergence ? 2.0 : 1.0;  // the analytic sm-double shadow
+  item.bytes = double(v.walkers) * twins * (strategy_bytes(v.strategy, n) + 8 * n * n) +
+               double(v.walkers) * double(v.sweeps) * 8;  // the energy series
+  item.seconds = twins * double(item.moves) * n * n * n / kFlopsPerSecond;
+  return item;
+}
+
+double process_resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  double pages = 0, resident = 0;
+  if (!(statm >> pages >> resident)) return 0;
+  return resident * double(sysconf(_SC_PAGESIZE));
+}
+
+double process_virtual_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  double pages = 0;
+  if (!(statm >> pages)) return 0;
+  return pages * double(sysconf(_SC_PAGESIZE));
+}
+
+double mem_available_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
+StudyPlan plan_study(const StudyConfig& study) {
+  StudyPlan plan;
+  plan.process_bytes = process_resident_bytes();
+  double largest = 0;
+  for (const ExperimentConfig& e : study.experiments) {
+    plan.items.push_back(plan_experiment(e, study));
+  }
+  std::map<std::string, double> tables;
+  for (const VmcRunConfig& v : study.vmc) {
+    plan.items.push_back(plan_vmc(v));
+    const auto [key, bytes] = spline_table(v);
+    if (!key.empty()) tables[key] = bytes;
+  }
+  for (const auto& [key, bytes] : tables) plan.shared_bytes += bytes;
+  plan.shared_bytes += kRuntimeBytes +
+                       kRecordBytes * double(study.experiments.size() * study.strategies.size() +
+                                             study.vmc.size());
+  for (const PlanItem& item : plan.items) {
+    largest = std::max(largest, item.bytes);
+    plan.seconds += item.seconds;
+  }
+  plan.peak_bytes = plan.process_bytes + plan.shared_bytes + largest;
+  return plan;
+}
+
+double available_memory_bytes() {
+  if (const char* limit = std::getenv("SLATERLAB_MEMORY_LIMIT")) {
+    char* end = nullptr;
+    const double bytes = std::strtod(limit, &end);
+    if (end != limit && *end == '\0' && bytes > 0) return bytes;
+    throw ResourceError(fmt::format("SLATERLAB_MEMORY_LIMIT='{}' is not a positive number of bytes",
+                                    limit));
+  }
+  double available = mem_available_bytes();
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    available = std::min(available, double(as.rlim_cur) - process_virtual_bytes());
+  }
+  return std::max(0.0, available);
+}
+
+void check_fits(const StudyPlan& plan, double available) {
+  // What the process already holds is not available again; the item needs
+  // its own estimate on top of the tables shared by VMC runs.
+  for (const PlanItem& item : plan.items) {
+    const double need = item.bytes + plan.shared_bytes;
+    if (need > available) {
+      throw ResourceError(fmt::format(
+          "{} '{}' (N = {}) needs about {} of memory (estimate), but only {} is available; "
+          "reduce n or the strategies, or run it on a larger machine (slaterlab run --dry-run "
+          "shows the plan)",
+          item.kind, item.name, item.n, format_bytes(need), format_bytes(available)));
+    }
+  }
+}
+
+void check_before_running(const StudyConfig& study, const StudyPlan& plan, double available) {
+  check_fits(plan, available);
+  for (const ExperimentConfig& e : study.experiments) {
+    if (e.workload.kind != "replay") continue;
+    try {
+      make_workload(e.workload);
+    } catch (const std::invalid_argument& error) {
+      throw ConfigError("experiment '" + e.name + "': " + error.what());
+    }
+  }
+}
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 5) {
+    bytes /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{:.0f} B", bytes)
+                : fmt::format("{:.{}f} {}", bytes, bytes < 10 ? 1 : 0, units[u]);
+}
+
+std::string format_seconds(double seconds) {
+  if (seconds < 60) return fmt::format("{:.{}f} s", seconds, seconds < 10 ? 1 : 0);
+  if (seconds < 3600) return fmt::format("{:.0f} min", seconds / 60);
+  if (seconds < 86400 * 2) return fmt::format("{:.1f} h", seconds / 3600);
+  return fmt::format("{:.1f} days", seconds / 86400);
+}
+
+std::string format_plan(const StudyPlan& plan, double available) {
+  std::ostringstream os;
+  os << "| kind | name | N | moves | strategies | memory | time |\n"
+        "|---|---|--:|--:|---|--:|--:|\n";
+  for (const PlanItem& item : plan.items) {
+    std::string strategies;
+    for (const std::string& s : item.strategies) strategies += (strategies.empty() ? "" : ", ") + s;
+    os << fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", item.kind, item.name, item.n,
+                      item.moves, strategies, format_bytes(item.bytes),
+                      format_seconds(item.seconds));
+  }
+  os << fmt::format(
+      "\npeak memory about {} (process {}, shared tables, buffers and store {}, largest item on top); "
+      "{} available; time about {}\n",
+      format_bytes(plan.peak_bytes), format_bytes(plan.process_bytes),
+      format_bytes(plan.shared_bytes), format_bytes(available), format_seconds(plan.seconds));
+  return os.str();
+}
+
+}  // namespace slaterlab

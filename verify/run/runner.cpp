@@ -1,0 +1,434 @@
+#include "verify/run/runner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "reference/certified.hpp"
+#include "reference/mp.hpp"
+#include "verify/run/metrics.hpp"
+#include "verify/inputs/rng.hpp"
+#include "verify/run/vmc_study.hpp"
+
+namespace slaterlab {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// Ratio errors of one strategy since its last checkpoint.
+struct RatioErrors {
+  double max = 0.0;
+  double sum_squares = 0.0;
+  double normalised_max = 0.0;
+  std::int64_t count = 0;
+  std::int64_t flips = 0;
+
+  void add(double relative, double normalised) {
+    max = std::max(max, relative);
+    sum_squares += relative * relative;
+    if (std::isfinite(normalised)) normalised_max = std::max(normalised_max, normalised);
+    ++count;
+  }
+  double rms() const { return count ? std::sqrt(sum_squares / double(count)) : 0.0; }
+};
+
+/// One strategy running in lockstep with the reference.
+struct Lane {
+  const StrategyConfig* config = nullptr;
+  std::unique_ptr<DeterminantUpdater> updater;
+  StrategyHandle handle;
+  RatioErrors errors;
+  StrategySummary summary;
+  double elapsed_s = 0.0;
+  std::int64_t flips_total = 0;
+  bool failed = false;
+
+  Lane() {
+    // Maxima of metrics that may not apply (an inverse residual of a QR
+    // strategy) start at NaN: fmax keeps NaN only if every value is NaN.
+    summary.max_inverse_residual = summary.max_inverse_divergence = kNaN;
+    summary.max_qr_residual = summary.max_orthogonality_loss = kNaN;
+  }
+
+  void fail(const std::exception& error) {
+    failed = true;
+    summary.failed = true;
+    summary.failure = error.what();
+  }
+};
+
+StrategyInfo describe(const StrategyConfig& s) {
+  const UpdaterOptions& o = s.options;
+  return {s.label, s.name, std::string(to_string(o.precision)), storage_epsilon(o.precision),
+          o.recompute_every, o.breakdown, o.k, o.variant};
+}
+
+ExperimentInfo describe(const ExperimentConfig& e, const Workload& workload) {
+  return {e.name, e.workload.kind, std::int64_t(e.workload.n), e.moves, e.checkpoint_every,
+          e.workload.seed, e.acceptance, e.acceptance_rate, workload.parameters()};
+}
+
+class LockstepExperiment {
+ public:
+  LockstepExperiment(const StudyConfig& study, const ExperimentConfig& experiment,
+                     std::vector<const StrategyConfig*> strategies, ResultWriter& writer)
+      : study_(study),
+        experiment_(experiment),
+        strategies_(std::move(strategies)),
+        writer_(writer),
+        workload_(make_workload(experiment.workload)),
+        reference_(study.reference.digits, study.reference.recompute_every),
+        decisions_(Rng::stream(experiment.workload.seed, 1)) {}
+
+  /// Runs all moves; returns false when interrupted.
+  bool run(const RunOptions& options, std::vector<CheckFailure>& failures);
+
+ private:
+  void start();
+  void step();
+  /// A move with checkpoint-only references: the strategies only.
+  void step_without_reference(const Move& move, double u);
+  bool decide(double rho, double u) const;
+  void checkpoint();
+  void certify(const char* which);
+  void finish(std::vector<CheckFailure>& failures);
+  void check(const Lane& lane, std::vector<CheckFailure>& failures) const;
+  void show_progress(bool force) const;
+  /// The exact current matrix (accepted columns applied).
+  const Eigen::MatrixXd& current() const { return per_move() ? reference_.matrix() : current_; }
+  bool per_move() const { return study_.reference.per_move; }
+  /// Checkpoint-only references: a fresh mp LU of the current matrix, unless
+  /// the reference already stands at this move.
+  void sync_reference();
+
+  const StudyConfig& study_;
+  const ExperimentConfig& experiment_;
+  std::vector<const StrategyConfig*> strategies_;  // the ones this process runs
+  ResultWriter& writer_;
+  std::unique_ptr<Workload> workload_;
+  reference::MpReference reference_;
+  Rng decisions_;
+  ExperimentHandle handle_;
+  std::vector<Lane> lanes_;
+  Eigen::MatrixXd current_;  // checkpoint-only references: the exact current matrix
+  std::int64_t reference_move_ = 0;  // the move the reference's mp state belongs to
+  std::int64_t move_ = 0;
+  std::int64_t accepted_ = 0;
+  double reference_elapsed_s_ = 0.0;
+  double ratio_condition_max_ = 0.0;
+  mutable Clock::time_point last_progress_{};
+  bool progress_ = false;
+};
+
+void LockstepExperiment::start() {
+  const Eigen::MatrixXd a0 = workload_->initial_matrix();
+  const auto t0 = Clock::now();
+  try {
+    reference_.reset(a0);
+  } catch (const reference::SingularMatrixError& error) {
+    throw InputError("experiment '" + experiment_.name + "': the initial matrix is singular (" +
+                     error.what() + ")");
+  }
+  reference_elapsed_s_ += seconds_since(t0);
+  if (!per_move()) current_ = a0;
+  handle_ = writer_.begin_experiment(describe(experiment_, *workload_));
+  for (const StrategyConfig* s : strategies_) {
+    Lane lane;
+    lane.config = s;
+    lane.updater = make_updater(s->name, s->options);
+    lane.handle = writer_.begin_strategy(handle_, describe(*s));
+    if (!per_move()) {  // not measured: NaN, as for a metric that does not apply
+      lane.summary.max_ratio_error = lane.summary.max_ratio_error_eps = kNaN;
+      lane.summary.max_ratio_error_normalised = kNaN;
+    }
+    const auto t = Clock::now();
+    try {
+      lane.updater->reset(a0);
+    } catch (const SingularMatrixError& error) {
+      lane.fail(error);  // singular to this strategy's precision: a finding, not bad input
+    }
+    lane.elapsed_s += seconds_since(t);
+    lanes_.push_back(std::move(lane));
+  }
+  certify("initial");
+  checkpoint();
+}
+
+bool LockstepExperiment::decide(double rho, double u) const {
+  // A move to an exactly singular matrix (rho = 0) is never accepted, not
+  // even when acceptance is forced: no QMC walk can stand on a node.
+  if (experiment_.acceptance == "forced") return rho != 0.0 && u < experiment_.acceptance_rate;
+  return u < rho * rho;  // Metropolis on |rho|^2
+}
+
+void LockstepExperiment::step() {
+  const Move move = workload_->next_move(current());
+  // A replayed run may bring its own uniform and decision; the shared stream
+  // is drawn anyway so that its position never depends on the workload.
+  double u = decisions_.uniform();
+  if (move.uniform) u = *move.uniform;
+  if (!per_move()) {
+    step_without_reference(move, u);
+    return;
+  }
+  auto t0 = Clock::now();
+  const reference::RatioInfo ref = reference_.ratio(move.k, move.column);
+  reference_elapsed_s_ += seconds_since(t0);
+  ratio_condition_max_ = std::max(ratio_condition_max_, ref.conditioning);
+  // Flips always compare a strategy with the reference's decision for the same u.
+  const bool reference_accept = decide(ref.value, u);
+  const bool accept = move.accept.value_or(reference_accept);
+  if (accept && ref.value == 0.0) {
+    throw InputError(fmt::format("experiment '{}': move {} is recorded as accepted but makes the "
+                                 "matrix exactly singular",
+                                 experiment_.name, move_));
+  }
+  const double n = double(experiment_.workload.n);
+
+  for (Lane& lane : lanes_) {
+    if (lane.failed) continue;
+    try {
+      t0 = Clock::now();
+      const Ratio r = lane.updater->ratio(move.k, move.column);
+      if (accept) lane.updater->accept(); else lane.updater->reject();
+      lane.elapsed_s += seconds_since(t0);
+      if (ref.value != 0.0) {
+        const double relative = std::abs(r.value - ref.value) / std::abs(ref.value);
+        lane.errors.add(relative, relative / (n * lane.updater->epsilon() * ref.conditioning));
+      }
+      if (decide(r.value, u) != reference_accept) ++lane.errors.flips;
+    } catch (const std::exception& error) {
+      lane.fail(error);
+    }
+  }
+  t0 = Clock::now();
+  if (accept) reference_.accept(); else reference_.reject();
+  reference_elapsed_s_ += seconds_since(t0);
+  accepted_ += accept;
+  ++move_;
+}
+
+void LockstepExperiment::step_without_reference(const Move& move, double u) {
+  // Forced acceptance (the configuration requires it): the decision needs
+  // no ratio. A move the workload made exactly singular shows at the next
+  // checkpoint's mp LU.
+  const bool accept = move.accept.value_or(u < experiment_.acceptance_rate);
+  for (Lane& lane : lanes_) {
+    if (lane.failed) continue;
+    try {
+      const auto t0 = Clock::now();
+      (void)lane.updater->ratio(move.k, move.column);
+      if (accept) lane.updater->accept(); else lane.updater->reject();
+      lane.elapsed_s += seconds_since(t0);
+    } catch (const std::exception& error) {
+      lane.fail(error);
+    }
+  }
+  if (accept) current_.col(move.k) = move.column;
+  accepted_ += accept;
+  ++move_;
+}
+
+void LockstepExperiment::sync_reference() {
+  if (per_move() || reference_move_ == move_) return;
+  try {
+    reference_.reset(current_);
+  } catch (const reference::SingularMatrixError& error) {
+    throw InputError(fmt::format("experiment '{}': the matrix after move {} is singular ({})",
+                                 experiment_.name, move_, error.what()));
+  }
+  reference_move_ = move_;
+}
+
+void LockstepExperiment::checkpoint() {
+  const auto t0 = Clock::now();
+  sync_reference();
+  const auto ref_log_det = reference_.log_det();
+  const Eigen::MatrixXd ref_inverse = reference_.inverse();
+  const Eigen::MatrixXd& a = reference_.matrix();
+  writer_.append(handle_, ReferenceCheckpoint{move_, accepted_, double(ref_log_det.log_abs),
+                                              ref_log_det.sign, reference_.condition_1(),
+                                              per_move() ? ratio_condition_max_ : kNaN,
+                                              reference_elapsed_s_});
+  reference_elapsed_s_ += seconds_since(t0);
+  ratio_condition_max_ = 0.0;
+
+  for (Lane& lane : lanes_) {
+    if (lane.failed) continue;
+    StrategyCheckpoint c;
+    c.move = move_;
+    c.accepted = accepted_;
+    const double eps = lane.updater->epsilon();
+    const LogDet ld = lane.updater->log_det();
+    c.log_det_error = double(std::abs((long double)ld.log_abs - ref_log_det.log_abs));
+    c.log_det_error_eps = c.log_det_error / eps;
+    c.sign_agrees = ld.sign == ref_log_det.sign;
+    const double measured = per_move() ? 1.0 : kNaN;  // NaN: not measured
+    c.ratio_error_max = measured * lane.errors.max;
+    c.ratio_error_max_eps = measured * lane.errors.max / eps;
+    c.ratio_error_rms = measured * lane.errors.rms();
+    c.ratio_error_normalised_max = measured * lane.errors.normalised_max;
+    c.flips = lane.errors.flips;
+    const MaintainedState state = lane.updater->maintained();
+    c.inverse_residual_max = c.inverse_residual_fro = c.inverse_divergence = kNaN;
+    c.condition_estimate = c.qr_residual = c.orthogonality_loss = kNaN;
+    if (state.inverse) {
+      const InverseResidual r = inverse_residual(a, *state.inverse);
+      c.inverse_residual_max = r.max_abs;
+      c.inverse_residual_fro = r.frobenius_rms;
+      c.inverse_divergence = relative_divergence(*state.inverse, ref_inverse);
+      c.condition_estimate = condition_1(a, *state.inverse);
+    }
+    if (state.qr) {
+      c.qr_residual = qr_residual(*state.qr, a);
+      c.orthogonality_loss = orthogonality_loss(state.qr->q);
+    }
+    const UpdaterCounters counters = lane.updater->counters();
+    c.breakdowns = counters.breakdowns;
+    c.recomputes = counters.recomputes;
+    c.flushes = counters.flushes;
+    c.splits = counters.splits;
+    c.elapsed_s = lane.elapsed_s;
+    writer_.append(lane.handle, c);
+
+    StrategySummary& s = lane.summary;
+    s.worst_log_det_error = std::max(s.worst_log_det_error, c.log_det_error);
+    s.final_log_det_error = c.log_det_error;
+    s.max_ratio_error = std::fmax(s.max_ratio_error, c.ratio_error_max);
+    s.max_ratio_error_eps = std::fmax(s.max_ratio_error_eps, c.ratio_error_max_eps);
+    s.max_ratio_error_normalised = std::fmax(s.max_ratio_error_normalised, c.ratio_error_normalised_max);
+    s.max_inverse_residual = std::fmax(s.max_inverse_residual, c.inverse_residual_max);
+    s.final_inverse_divergence = c.inverse_divergence;
+    s.max_inverse_divergence = std::fmax(s.max_inverse_divergence, c.inverse_divergence);
+    s.max_qr_residual = std::fmax(s.max_qr_residual, c.qr_residual);
+    s.max_orthogonality_loss = std::fmax(s.max_orthogonality_loss, c.orthogonality_loss);
+    s.sign_disagreements += !c.sign_agrees;
+    s.flips += c.flips;
+    s.breakdowns = c.breakdowns;
+    s.recomputes = c.recomputes;
+    s.splits = c.splits;
+    s.elapsed_s = c.elapsed_s;
+    lane.errors = {};
+  }
+}
+
+void LockstepExperiment::certify(const char* which) {
+  if (!study_.reference.certify) return;
+  const auto certified =
+      reference::certified_log_det(reference_.matrix(), study_.reference.certified_bits);
+  CertifiedLogDet c;
+  c.certified = certified.certified;
+  c.log_abs_mid = certified.log_abs_mid;
+  c.log_abs_radius = certified.log_abs_radius;
+  c.sign = certified.sign;
+  c.precision_bits = certified.precision_bits;
+  c.message = certified.message;
+  const long double mp = reference_.log_det().log_abs;
+  c.mp_log_abs = double(mp);
+  // The mp value is not exact: its long double rounding (2 eps_ld |mp|) plus
+  // the error of its mp LU and updates, bounded by 16 N^2 u_mp kappa_1 (the
+  // same model the reference's tests use).
+  const double n = double(reference_.size());
+  const long double slack =
+      2 * std::numeric_limits<long double>::epsilon() * std::abs(mp) +
+      16 * n * n * reference::mp_epsilon(study_.reference.digits) * reference_.condition_1();
+  c.mp_inside = c.certified && std::abs(mp - (long double)c.log_abs_mid) <=
+                                   (long double)c.log_abs_radius + slack;
+  writer_.set_certified(handle_, which, c);
+}
+
+void LockstepExperiment::check(const Lane& lane, std::vector<CheckFailure>& failures) const {
+  const ChecksConfig& checks = study_.checks;
+  const std::string precision(to_string(lane.config->options.precision));
+  if (!checks.precisions.empty() &&
+      std::find(checks.precisions.begin(), checks.precisions.end(), precision) ==
+          checks.precisions.end()) {
+    return;
+  }
+  const auto add = [&](std::string what) {
+    failures.push_back({experiment_.name, lane.config->label, std::move(what)});
+  };
+  const StrategySummary& s = lane.summary;
+  if (lane.failed && checks.strategy_must_finish) add("could not finish: " + s.failure);
+  if (checks.sign_agreement && s.sign_disagreements > 0) {
+    add(fmt::format("sign of det disagreed with the reference at {} checkpoint(s)",
+                    s.sign_disagreements));
+  }
+  if (checks.max_ratio_error_normalised &&
+      s.max_ratio_error_normalised > *checks.max_ratio_error_normalised) {
+    add(fmt::format("ratio error {:.3g} N eps kappa_rho exceeds the limit {:.3g}",
+                    s.max_ratio_error_normalised, *checks.max_ratio_error_normalised));
+  }
+}
+
+void LockstepExperiment::finish(std::vector<CheckFailure>& failures) {
+  certify("final");
+  for (Lane& lane : lanes_) {
+    writer_.finish_strategy(lane.handle, lane.summary);
+    check(lane, failures);
+  }
+}
+
+void LockstepExperiment::show_progress(bool force) const {
+  if (!progress_) return;
+  const auto now = Clock::now();
+  if (!force && now - last_progress_ < std::chrono::milliseconds(200)) return;
+  last_progress_ = now;
+  fmt::print(stderr, "\r  {:<40} move {:>7}/{}", experiment_.name, move_, experiment_.moves);
+  if (force) fmt::print(stderr, "\n");
+}
+
+bool LockstepExperiment::run(const RunOptions& options, std::vector<CheckFailure>& failures) {
+  progress_ = options.progress;
+  start();
+  while (move_ < experiment_.moves) {
+    if (options.interrupt && options.interrupt->load()) return false;
+    step();
+    if (move_ % experiment_.checkpoint_every == 0 || move_ == experiment_.moves) checkpoint();
+    show_progress(false);
+  }
+  show_progress(true);
+  finish(failures);
+  return true;
+}
+
+}  // namespace
+
+RunReport run_experiments(const StudyConfig& study, ResultWriter& writer, const RunOptions& options) {
+  RunReport report;
+  for (std::size_t i = 0; i < study.experiments.size(); ++i) {
+    std::vector<const StrategyConfig*> strategies;
+    if (options.schedule) {
+      for (const std::size_t s : options.schedule->strategies_of(i)) strategies.push_back(&study.strategies[s]);
+      if (strategies.empty()) continue;  // another process runs this experiment
+    } else {
+      for (const auto& s : study.strategies) strategies.push_back(&s);
+    }
+    if (options.progress) {
+      fmt::print(stderr, "[{}/{}] {}\n", i + 1, study.experiments.size(), study.experiments[i].name);
+    }
+    LockstepExperiment experiment(study, study.experiments[i], std::move(strategies), writer);
+    if (!experiment.run(options, report.failures)) {
+      report.interrupted = true;
+      return report;
+    }
+  }
+  return report;
+}
+
+RunReport run_study(const StudyConfig& study, ResultWriter& writer, const RunOptions& options) {
+  RunReport report = run_experiments(study, writer, options);
+  if (!report.interrupted) run_vmc_study(study, &writer, options, report);
+  return report;
+}
+
+}  // namespace slaterlab

@@ -1,0 +1,246 @@
+#pragma once
+// The generic properties every determinant-update strategy must satisfy,
+// checked against a long-double oracle with a derived error model, and the
+// RapidCheck generators of the cases they are checked on. One piece of code
+// for the unit suite (tests/determinant/strategy_properties_test.cpp), the
+// fuzzer (`slaterlab fuzz`, verify/cli/fuzz.hpp) and the kept corpus
+// (data/fuzz-corpus, tests/verify/cli/fuzz_corpus_test.cpp).
+//
+// Contract:
+// - A Case is data only: an initial matrix and a sequence of proposals with
+//   predetermined decisions, so that every strategy sees exactly the same
+//   numbers (and a case written to a replay file is the whole case).
+// - check_case(property, strategy, options, case) runs the named strategy
+//   (built by make_updater) over the case and returns the first violation as
+//   a PropertyFailure whose message carries the figures (computed value,
+//   oracle value, bound, conditioning), or nothing when the property holds.
+//   A strategy that throws is a failure (except where the property allows a
+//   SingularMatrixError); an invalid configuration (unknown strategy, bad
+//   options, a probe outside the matrix) is std::invalid_argument.
+// - Where the error model makes no claim (the case is outside the
+//   first-order regime, or a property's precondition fails) nothing is
+//   asserted; CheckStats says how much was actually compared.
+// - gen_case(limits) picks, in this order (RapidCheck shrinks picks in the
+//   order they were made): N, the conditioning (log10 kappa, or the
+//   adversarial collapse size eta), the sequence length, then values (the
+//   recompute cadence, for randsvd the electron spread (electrons drawn from
+//   the first `spread` only, so that small spreads move the same electrons
+//   repeatedly inside one delayed window), the seed of the bulk values,
+//   electron indices, the
+//   accept pattern — accept shrinks to reject — and the breakdown probe).
+// The error model is derived in strategy_properties.cpp, next to the code.
+
+#include <rapidcheck.h>
+
+#include <Eigen/Core>
+
+#include <random>
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strategies/determinant/updater_options.hpp"
+
+namespace slaterlab {
+
+// ---- cases ------------------------------------------------------------------
+
+/// One proposal: replace column `electron` by `column`; `accept` is the
+/// predetermined decision.
+struct CaseMove {
+  Eigen::Index electron = 0;
+  Eigen::VectorXd column;
+  bool accept = false;
+};
+
+/// A property case: the initial matrix A (A(i, j) = phi_i(r_j)) and the move
+/// sequence. probe_column / probe_source are used only by
+/// NearSingularIsBreakdown: after the sequence it proposes, for column
+/// probe_column, a copy (and a near-copy) of column probe_source
+/// (probe_source == probe_column when N = 1).
+struct Case {
+  Eigen::MatrixXd initial;
+  std::vector<CaseMove> moves;
+  Eigen::Index probe_column = 0;
+  Eigen::Index probe_source = 0;
+
+  Eigen::Index n() const { return initial.rows(); }
+  std::size_t accepted() const;
+};
+
+// ---- properties ---------------------------------------------------------------
+
+enum class Property {
+  ratios_match_oracle,
+  log_det_and_residuals_match_oracle,
+  reject_leaves_state_unchanged,
+  near_singular_is_breakdown,
+};
+
+/// Every per-case property, in the order check_all checks them.
+const std::vector<Property>& all_properties();
+/// "RatiosMatchOracle", "LogDetAndResidualsMatchOracle",
+/// "RejectLeavesStateUnchanged", "NearSingularIsBreakdown" (the test names).
+std::string_view to_string(Property p);
+std::vector<std::string> property_names();
+/// The property of that name; std::invalid_argument with the closest name
+/// otherwise.
+Property parse_property(std::string_view name);
+
+struct PropertyFailure {
+  std::string property;  // to_string(Property)
+  std::string message;   // what failed, with the figures
+};
+
+/// How much a check actually compared (accumulated: += over calls).
+struct CheckStats {
+  int ratios = 0;              // ratios computed
+  int ratios_checked = 0;      // ... inside the first-order regime (compared)
+  int log_dets_checked = 0;    // final log|det| compared
+  int residuals_checked = 0;   // inverse residuals compared
+  int breakdowns_checked = 0;  // near-singular probes run (precondition held)
+  int vacuous = 0;             // checks whose precondition failed (nothing asserted)
+};
+
+/// The long-double oracle's view of a case: exact ratios, conditioning and
+/// log-determinants along the sequence. Computed once per case and shared by
+/// every strategy checked on it.
+class CaseTrace;
+std::shared_ptr<const CaseTrace> trace_case(const Case& c);
+
+std::optional<PropertyFailure> check_case(Property property, const std::string& strategy,
+                                          const UpdaterOptions& options, const Case& c,
+                                          const CaseTrace& trace, CheckStats* stats = nullptr);
+std::optional<PropertyFailure> check_case(Property property, const std::string& strategy,
+                                          const UpdaterOptions& options, const Case& c,
+                                          CheckStats* stats = nullptr);
+/// The first failure over all_properties(), in that order.
+std::optional<PropertyFailure> check_all(const std::string& strategy, const UpdaterOptions& options,
+                                         const Case& c, const CaseTrace& trace,
+                                         CheckStats* stats = nullptr);
+
+// ---- strategy configurations ---------------------------------------------------
+
+/// A strategy name with options, and the label the strategy gives itself.
+struct PropertyConfig {
+  std::string name;
+  UpdaterOptions options;
+  std::string label;
+};
+std::ostream& operator<<(std::ostream& os, const PropertyConfig& c);
+
+/// Every (strategy, precision) the factory knows, and for strategies that
+/// distinguish them the window sizes K = 16, 1, 3 and every variant name in
+/// use; options a strategy ignores give the same label and are dropped, and
+/// every name's default configuration comes first.
+std::vector<PropertyConfig> property_configs();
+
+// ---- generators --------------------------------------------------------------------
+
+enum class CaseMode {
+  /// A = s U diag(sigma) V^T, new columns from the same distribution or small
+  /// steps (the unit suite's generator; kappa up to 10^max_log10_kappa).
+  randsvd,
+  /// Chains of near-collinear updates: a column is made a copy of another up
+  /// to eta (relative), chained over several columns, held while other
+  /// columns move, then released (the `adversarial` workload's pattern).
+  adversarial,
+};
+std::string_view to_string(CaseMode m);
+std::vector<std::string> case_mode_names();
+CaseMode parse_case_mode(std::string_view name);
+
+struct CaseLimits {
+  CaseMode mode = CaseMode::randsvd;
+  int n_min = 1;
+  int n_max = 16;
+  double max_log10_kappa = 8;     // randsvd: log10 kappa in [0, this]
+  double max_log10_inv_eta = 10;  // adversarial: log10(1/eta) in [0, this]
+  int length_per_n = 3;           // sequence length in [0, length_per_n * N]
+  bool all_accepted = false;
+  bool recompute = true;  // pick a recompute cadence in [0, N]
+};
+
+/// The unit suite's limits for a storage precision: N <= 16, length <= 3N,
+/// log10 kappa <= 8 in double and the same fraction of the digits otherwise
+/// (8 log(eps_s) / log(eps_d) = 3.5 for float storage).
+CaseLimits property_limits(Precision p);
+/// NearSingularIsBreakdown's limits: small, well-conditioned prefixes (N <= 8,
+/// length <= N, kappa <= 10), so that the breakdown threshold sits above the
+/// strategy's noise floor and below the regular ratios.
+CaseLimits breakdown_limits();
+/// The fuzzer's limits: N <= max_n, length <= 4N, log10 kappa <= 12 and
+/// log10(1/eta) <= 10 in double, the same fractions of the digits otherwise.
+CaseLimits fuzz_limits(Precision p, CaseMode mode, int max_n);
+
+/// A generated case with the knobs it was made with.
+struct GeneratedCase {
+  Case kase;
+  int recompute_every = 0;  // the cadence to run it with (UpdaterOptions)
+  CaseMode mode = CaseMode::randsvd;
+  double log10_kappa = 0;    // randsvd: of the initial matrix
+  double log10_inv_eta = 0;  // adversarial
+};
+/// A summary (N, moves, accepts, conditioning, cadence), not the matrices.
+std::ostream& operator<<(std::ostream& os, const GeneratedCase& g);
+
+rc::Gen<GeneratedCase> gen_case(const CaseLimits& limits);
+/// The same picks made directly in the calling property (only valid inside
+/// one), in the same order: a property that picks its case this way draws
+/// exactly what inline picks of its own would draw from a given seed.
+GeneratedCase pick_case(const CaseLimits& limits);
+
+/// The randsvd generator's deterministic part: the case made from the shape
+/// picked by RapidCheck and a seed for the bulk values (mt19937_64). With
+/// `metropolis`, a move the pattern accepts is accepted only if
+/// 1/3 <= |rho| <= 3 (rho from a double LU, only for the decision), so the
+/// sequence keeps its conditioning as a Metropolis walk that rejects nodal
+/// crossings does; `scaled` = false fixes the scale s to 1.
+struct RandsvdRecipe {
+  int n = 1;
+  double log10_kappa = 0;
+  std::vector<int> electrons;
+  std::vector<int> accepts;  // 0 = reject, else accept
+  std::uint64_t seed = 0;
+  bool metropolis = false;
+  bool scaled = true;
+};
+Case build_randsvd_case(const RandsvdRecipe& recipe);
+
+// ---- float against double ------------------------------------------------------
+
+/// (lower-precision, double) pairs of the same strategy and options.
+struct PrecisionPair {
+  PropertyConfig low;
+  PropertyConfig high;
+};
+std::ostream& operator<<(std::ostream& os, const PrecisionPair& p);
+std::vector<PrecisionPair> precision_pairs();
+
+/// The maximum relative ratio errors of both configurations over the
+/// well-conditioned proposals (1/3 <= |rho| <= 3) of a case, and their
+/// quotient low / max(high, floor), floor = 1e3 eps_ld (the oracle's own
+/// error is the floor of what can be measured).
+struct PrecisionSample {
+  double low = 0;
+  double high = 0;
+  double ratio = 0;
+};
+PrecisionSample precision_sample(const PrecisionPair& pair, const Case& c);
+/// eps_low / eps_double: what the median sample ratio should be near.
+double precision_target(const PrecisionPair& pair);
+/// The median of a batch of 9 sample ratios must lie within
+/// [target / kPrecisionWindow, target * kPrecisionWindow] (derivation in
+/// strategy_properties.cpp).
+inline constexpr double kPrecisionWindow = 64;
+inline constexpr int kPrecisionBatch = 9;
+
+/// Haar-distributed orthogonal n x n matrix: Q of a Gaussian matrix's QR
+/// with the sign fix Q diag(sign(R_ii)) (Mezzadri), drawn from `rng`.
+Eigen::MatrixXd haar_orthogonal(Eigen::Index n, std::mt19937_64& rng);
+
+}  // namespace slaterlab

@@ -1,0 +1,348 @@
+#include "verify/run/vmc_study.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "reference/harmonic_trap.hpp"
+#include "strategies/orbitals/bspline.hpp"
+#include "strategies/orbitals/harmonic_oscillator.hpp"
+#include "strategies/orbitals/orbital_accuracy.hpp"
+#include "strategies/sampling/random_source.hpp"
+#include "strategies/sampling/vmc.hpp"
+#include "verify/inputs/rng.hpp"
+#include "verify/stats/statistics.hpp"
+
+namespace slaterlab {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+bool is_reference_like(const VmcRunConfig& v) {
+  return v.orbitals == "analytic" && v.scheme == "pbp" &&
+         v.strategy.options.precision == Precision::double_;
+}
+
+/// Grid points per dimension of a B-spline set, 0 for any other set.
+Eigen::Index grid_of(const OrbitalSet& set) {
+  if (const auto* f = dynamic_cast<const BsplineOrbitals<float>*>(&set)) return f->box().grid;
+  if (const auto* d = dynamic_cast<const BsplineOrbitals<double>*>(&set)) return d->box().grid;
+  return 0;
+}
+
+/// Orbital sets built once per (kind, n, alpha, grid) and shared by runs.
+class OrbitalCache {
+ public:
+  const OrbitalSet& get(const std::string& kind, Eigen::Index n, double alpha, Eigen::Index grid) {
+    const std::string key = fmt::format("{}/{}/{:.17g}/{}", kind, n, alpha, grid);
+    auto it = sets_.find(key);
+    if (it == sets_.end()) it = sets_.emplace(key, build(kind, n, alpha, grid)).first;
+    return *it->second;
+  }
+
+ private:
+  std::unique_ptr<OrbitalSet> build(const std::string& kind, Eigen::Index n, double alpha,
+                                    Eigen::Index grid) {
+    if (kind == "analytic") return std::make_unique<HarmonicOscillatorOrbitals>(n, alpha);
+    const auto& exact = static_cast<const HarmonicOscillatorOrbitals&>(get("analytic", n, alpha, 0));
+    BsplineBoxRule rule;
+    rule.grid = grid;
+    if (kind == "bspline-float") return std::make_unique<BsplineOrbitals<float>>(exact, rule);
+    return std::make_unique<BsplineOrbitals<double>>(exact, rule);
+  }
+
+  std::map<std::string, std::unique_ptr<OrbitalSet>> sets_;
+};
+
+/// Sample points for the orbital accuracy: Gaussian with the spread of the
+/// highest occupied shell (<x^2> = (n_max + 1/2) / alpha for h_n), where the
+/// orbitals are large and the sampling spends its time.
+Eigen::Matrix3Xd accuracy_points(Eigen::Index n, double alpha, std::uint64_t seed) {
+  int n_max = 0;
+  while ((n_max + 1) * (n_max + 2) * (n_max + 3) / 6 < n) ++n_max;
+  const double width = std::sqrt((n_max + 0.5) / alpha);
+  Rng rng = Rng::stream(seed, 0x4f524249ull);  // "ORBI"
+  Eigen::Matrix3Xd points(3, 4096);
+  for (Eigen::Index m = 0; m < points.cols(); ++m)
+    for (int d = 0; d < 3; ++d) points(d, m) = width * rng.normal();
+  return points;
+}
+
+OrbitalAccuracyRecord accuracy_record(const VmcRunConfig& v, const OrbitalSet& approx,
+                                      const OrbitalSet& exact) {
+  const OrbitalAccuracy a =
+      measure_orbital_accuracy(approx, exact, accuracy_points(v.n, v.alpha, v.seed));
+  OrbitalAccuracyRecord r;
+  r.orbitals = v.orbitals;
+  r.n = v.n;
+  r.alpha = v.alpha;
+  r.grid = grid_of(approx);
+  r.label = fmt::format("{}-n{}-alpha{:g}-grid{}", v.orbitals, v.n, v.alpha, r.grid);
+  r.samples = a.samples;
+  r.epsilon = a.epsilon;
+  const auto copy = [](const QuantityError& q, double& max_abs, double& rms_abs, double& max_rel,
+                       double& max_eps) {
+    max_abs = q.max_abs;
+    rms_abs = q.rms_abs;
+    max_rel = q.max_rel;
+    max_eps = q.max_eps;
+  };
+  copy(a.value, r.value_max_abs, r.value_rms_abs, r.value_max_rel, r.value_max_eps);
+  copy(a.gradient, r.gradient_max_abs, r.gradient_rms_abs, r.gradient_max_rel, r.gradient_max_eps);
+  copy(a.laplacian, r.laplacian_max_abs, r.laplacian_rms_abs, r.laplacian_max_rel,
+       r.laplacian_max_eps);
+  return r;
+}
+
+VmcConfig sampler_config(const VmcRunConfig& v) {
+  VmcConfig c;
+  c.scheme = parse_scheme(v.scheme);
+  c.omega = v.omega;
+  c.walkers = v.walkers;
+  c.initial_width = 1.0 / std::sqrt(v.alpha);
+  c.equilibration_sweeps = v.equilibration;
+  c.sweeps = v.sweeps;
+  c.step = v.step;
+  c.tune_step = v.target_acceptance > 0;
+  if (c.tune_step) c.tuner.target = v.target_acceptance;
+  return c;
+}
+
+/// Blocking table of the run: per level, the walkers' errors combined as
+/// for their means (plain average: err = sqrt(sum err_w^2) / n_w).
+std::vector<BlockingRow> blocking_rows(const std::vector<std::vector<double>>& series) {
+  std::vector<Blocking> per_walker;
+  std::size_t levels = std::numeric_limits<std::size_t>::max();
+  int chosen = 0;
+  for (const auto& s : series) {
+    if (s.size() < 2) continue;
+    per_walker.push_back(block_analysis(s));
+    levels = std::min(levels, per_walker.back().levels.size());
+    chosen = std::max(chosen, per_walker.back().chosen_level);
+  }
+  std::vector<BlockingRow> rows;
+  if (per_walker.empty()) return rows;
+  const double walkers = double(per_walker.size());
+  for (std::size_t k = 0; k < levels; ++k) {
+    BlockingRow row;
+    row.level = std::int64_t(k);
+    row.block_size = per_walker[0].levels[k].block_size;
+    row.blocks = per_walker[0].levels[k].blocks;
+    double err2 = 0, unc2 = 0;
+    for (const auto& b : per_walker) {
+      err2 += b.levels[k].error * b.levels[k].error;
+      unc2 += b.levels[k].error_uncertainty * b.levels[k].error_uncertainty;
+    }
+    row.error = std::sqrt(err2) / walkers;
+    row.error_uncertainty = std::sqrt(unc2) / walkers;
+    row.chosen = int(k) == chosen;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return kNaN;
+  std::sort(values.begin(), values.end());
+  const std::size_t m = values.size() / 2;
+  return values.size() % 2 ? values[m] : 0.5 * (values[m - 1] + values[m]);
+}
+
+VmcRunInfo describe(const VmcRunConfig& v, const OrbitalSet& orbitals, const std::string& reference) {
+  return {v.name,  std::int64_t(v.n), v.alpha,           v.omega,      v.orbitals,
+          grid_of(orbitals),    v.scheme,          v.strategy.label,  v.step,       v.target_acceptance,
+          v.walkers, v.equilibration, v.sweeps,          v.seed,       reference};
+}
+
+class VmcStudy {
+ public:
+  VmcStudy(const StudyConfig& study, ResultWriter* writer, const RunOptions& options)
+      : study_(study), writer_(writer), options_(options) {}
+
+  void run(RunReport& report) {
+    const auto& runs = study_.vmc;
+    std::vector<std::size_t> order(runs.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    // References first: the others' z_reference needs their estimates.
+    std::stable_partition(order.begin(), order.end(),
+                          [&](std::size_t i) { return reference_run_index(runs, i) < 0; });
+    for (std::size_t i : order) {
+      if (options_.interrupt && options_.interrupt->load()) {
+        report.interrupted = true;
+        return;
+      }
+      run_one(i, report);
+    }
+  }
+
+ private:
+  void run_one(std::size_t index, RunReport& report);
+  VmcRun measure(const VmcRunConfig& v, const OrbitalSet& orbitals, const VmcResult& result,
+                 double seconds);
+
+  const StudyConfig& study_;
+  ResultWriter* writer_;
+  const RunOptions& options_;
+  OrbitalCache orbitals_;
+  std::map<std::size_t, Estimate> estimates_;
+};
+
+VmcRun VmcStudy::measure(const VmcRunConfig& v, const OrbitalSet& orbitals, const VmcResult& result,
+                         double seconds) {
+  VmcRun run;
+  std::vector<double> divergence_sweeps;
+  std::int64_t proposed = 0, accepted = 0;
+  double steps = 0;
+  for (std::size_t w = 0; w < result.walkers.size(); ++w) {
+    const WalkerResult& r = result.walkers[w];
+    run.energy.push_back(r.energy);
+    VmcWalkerRow row;
+    row.walker = std::int64_t(w);
+    row.stream = std::int64_t(r.stream);
+    const Estimate e = r.energy.size() >= 2 ? estimate(r.energy) : Estimate{kNaN, kNaN, kNaN, kNaN, 0, 0, 0};
+    row.energy = e.mean;
+    row.error = e.error;
+    row.tau = e.tau;
+    row.acceptance = r.acceptance();
+    row.step = r.step;
+    row.divergence_sweep = r.divergence.sweep;
+    row.divergence_move = r.divergence.move;
+    row.expected_flips = r.divergence.expected_flips;
+    row.max_ratio_difference = r.divergence.max_ratio_rel_difference;
+    row.max_energy_difference = r.divergence.max_energy_difference;
+    row.breakdowns = r.counters.breakdowns;
+    row.recomputes = r.counters.recomputes;
+    row.failed = !r.failure.empty();
+    run.walkers.push_back(row);
+
+    VmcRunSummary& s = run.summary;
+    if (r.divergence.sweep >= 0) {
+      divergence_sweeps.push_back(double(r.divergence.sweep));
+      s.divergence_sweep_min = s.divergence_sweep_min < 0
+                                   ? r.divergence.sweep
+                                   : std::min(s.divergence_sweep_min, r.divergence.sweep);
+    }
+    s.max_energy_difference = std::max(s.max_energy_difference, r.divergence.max_energy_difference);
+    s.breakdowns += r.counters.breakdowns;
+    s.failed_walkers += row.failed;
+    proposed += r.proposed;
+    accepted += r.accepted;
+    steps += r.step;
+  }
+  VmcRunSummary& s = run.summary;
+  s.exact_energy = reference::exact_energy(v.n, v.alpha, v.omega);
+  std::vector<std::vector<double>> usable;
+  for (const auto& series : run.energy)
+    if (series.size() >= 2) usable.push_back(series);
+  if (!usable.empty()) {
+    const WalkerCombination c = combine_walkers(usable);
+    s.energy = c.combined.mean;
+    s.error = c.combined.error;
+    s.variance = c.combined.variance;
+    s.tau = c.combined.tau;
+    s.effective_samples = c.combined.effective_samples;
+    s.samples = c.combined.samples;
+    s.walker_scatter_p = c.p_value;
+  } else {
+    s.energy = s.error = s.variance = s.tau = kNaN;
+  }
+  s.acceptance = proposed ? double(accepted) / double(proposed) : kNaN;
+  s.final_step = steps / double(result.walkers.size());
+  const double threshold = study_.checks.max_z_exact.value_or(3.0);
+  const Agreement exact = agreement(s.energy, s.error, s.exact_energy, 0.0, threshold);
+  s.z_exact = exact.z;
+  s.detectable_bias_exact = 3 * exact.sigma;
+  s.z_reference = s.detectable_bias_reference = kNaN;
+  s.walkers_diverged = std::int64_t(divergence_sweeps.size());
+  s.divergence_sweep_median = median(divergence_sweeps);
+  s.elapsed_s = seconds;
+  run.blocking = blocking_rows(run.energy);
+  (void)orbitals;
+  return run;
+}
+
+void VmcStudy::run_one(std::size_t index, RunReport& report) {
+  const VmcRunConfig& v = study_.vmc[index];
+  if (options_.progress) fmt::print(stderr, "[vmc] {}\n", v.name);
+  const OrbitalSet& orbitals = orbitals_.get(v.orbitals, v.n, v.alpha, v.grid);
+  const OrbitalSet& analytic = orbitals_.get("analytic", v.n, v.alpha, 0);
+
+  const std::uint64_t seed = v.seed;
+  const RandomFactory random = [seed](std::uint64_t stream) {
+    return make_random_source(Rng::stream(seed, stream));
+  };
+  ReferenceSpec twin{&analytic, {"sm", {}}};
+  // A run that is itself analytic sm-double would shadow an identical twin.
+  const bool twin_identical = v.orbitals == "analytic" && v.strategy.name == "sm" &&
+                              v.strategy.options.precision == Precision::double_ &&
+                              v.strategy.options.recompute_every == 0;
+  const bool shadow = v.divergence && !twin_identical;
+  const StrategySpec strategy{v.strategy.name, v.strategy.options};
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto run_walkers = [&](const VmcConfig& config) {
+    try {
+      return run_vmc(config, orbitals, strategy, random, shadow ? &twin : nullptr);
+    } catch (const SingularMatrixError& error) {
+      throw InputError("VMC run '" + v.name + "': the initial configuration is singular (" +
+                       error.what() + ")");
+    }
+  };
+  const std::optional<VmcResult> gathered =
+      options_.schedule ? options_.schedule->run_walkers(sampler_config(v), run_walkers)
+                        : std::optional<VmcResult>(run_walkers(sampler_config(v)));
+  if (!gathered) return;  // this process ran walkers for another one
+  const VmcResult& result = *gathered;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (&orbitals != &analytic) writer_->add_orbital_accuracy(accuracy_record(v, orbitals, analytic));
+
+  const int reference = reference_run_index(study_.vmc, index);
+  VmcRun run = measure(v, orbitals, result, seconds);
+  run.info = describe(v, orbitals, reference >= 0 ? study_.vmc[reference].name : "");
+  if (auto it = estimates_.find(std::size_t(reference)); reference >= 0 && it != estimates_.end()) {
+    const Agreement a = agreement(run.summary.energy, run.summary.error, it->second.mean,
+                                  it->second.error);
+    run.summary.z_reference = a.z;
+    run.summary.detectable_bias_reference = 3 * a.sigma;
+  }
+  estimates_[index] = Estimate{run.summary.energy, run.summary.error, run.summary.variance,
+                               run.summary.tau, run.summary.effective_samples,
+                               run.summary.samples, 0};
+  writer_->add_vmc_run(run);
+
+  if (study_.checks.max_z_exact && !(run.summary.z_exact < *study_.checks.max_z_exact)) {
+    report.failures.push_back(
+        {"vmc", v.name,
+         fmt::format("E = {} vs exact {:.10g}: z = {:.2f} exceeds {:.2f}",
+                     format_mean_error(run.summary.energy, run.summary.error),
+                     run.summary.exact_energy, run.summary.z_exact, *study_.checks.max_z_exact)});
+  }
+}
+
+}  // namespace
+
+int reference_run_index(const std::vector<VmcRunConfig>& runs, std::size_t run) {
+  const VmcRunConfig& v = runs[run];
+  if (is_reference_like(v)) return -1;  // a reference is compared with the exact energy only
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const VmcRunConfig& r = runs[i];
+    if (i != run && is_reference_like(r) && r.n == v.n && r.alpha == v.alpha &&
+        r.omega == v.omega && r.step == v.step && r.target_acceptance == v.target_acceptance) {
+      return int(i);
+    }
+  }
+  return -1;
+}
+
+void run_vmc_study(const StudyConfig& study, ResultWriter* writer, const RunOptions& options,
+                   RunReport& report) {
+  VmcStudy(study, writer, options).run(report);
+}
+
+}  // namespace slaterlab
