@@ -126,6 +126,7 @@ CertifiedLogDet certified_log_det(const Eigen::MatrixXd& a, long precision_bits)
     return out;
   }
   out.certified = true;
+  out.certified_bits = arb_rel_accuracy_bits(log_abs.get());
   out.log_abs_mid = mid;
   out.log_abs_radius = radius;
   out.sign = arb_is_positive(det.get()) ? 1 : -1;  // the ball excludes zero

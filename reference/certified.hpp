@@ -30,6 +30,10 @@ struct CertifiedLogDet {
   double log_abs_radius = std::numeric_limits<double>::infinity();
   int sign = 0;  ///< +1 or -1 when certified, 0 otherwise
   long precision_bits = 0;
+  /// Relative accuracy of the Arb ball of log|det| before its rounding to
+  /// double (arb_rel_accuracy_bits): how many leading bits are proven. The
+  /// double midpoint itself carries at most 53.
+  long certified_bits = 0;
   std::string message;
 };
 

@@ -10,6 +10,7 @@ packages=(
   libgtest-dev librapidcheck-dev libbenchmark-dev
   libflint-arb-dev libflint-dev libcli11-dev libtomlplusplus-dev libfmt-dev
   python3-h5py python3-numpy python3-matplotlib
+  openmpi-bin libopenmpi-dev
 )
 
 missing=()

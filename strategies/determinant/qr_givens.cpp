@@ -145,13 +145,15 @@ template <class Storage>
 Ratio QrUpdater<Storage>::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
   begin_proposal(k, new_column);
   const Eigen::Index n = size();
-  const VectorX<Storage> a = new_column.cast<Storage>();
+  column_ = new_column.cast<Storage>();  // buffers keep their size: no allocation per move
   w_.resize(n);
-  blas::gemv<Storage>(true, Storage(1), q_, a.data(), Storage(0), w_.data());
+  blas::gemv<Storage>(true, Storage(1), q_, column_.data(), Storage(0), w_.data());
   // rho = (R^{-1} w)_j: back substitution on the trailing block from row j.
   const Eigen::Index j = physical_[std::size_t(k)];
   const Eigen::Index m = n - j;
-  VectorX<Storage> z = w_.tail(m);
+  z_.resize(n);
+  auto z = z_.head(m);
+  z = w_.tail(m);
   r_.bottomRightCorner(m, m).template triangularView<Eigen::Upper>().solveInPlace(z);
   pending_ratio_ = double(z(0));
   return classify(pending_ratio_);
@@ -227,20 +229,22 @@ void QrUpdater<Storage>::accept_delete_append(Eigen::Index j) {
 template <class Storage>
 void QrUpdater<Storage>::accept_rank1(Eigen::Index j) {
   const Eigen::Index n = size();
-  // A + u e_j^T = Q (R + v e_j^T) with v = Q^T u = w - R e_j.
-  VectorX<Storage> v = w_ - r_.col(j);
-  // Sweep 1: rotations on rows (i, i+1), bottom up, reduce v to v_0 e_0; R
-  // picks up a subdiagonal and becomes upper Hessenberg.
-  for (Eigen::Index i = n - 2; i >= 0; --i) {
+  // A + u e_j^T = Q (R + v e_j^T), v = Q^T u = w - R e_j: R with column j
+  // replaced by w (header). Sweep 1: rotations on rows (i, i+1), bottom up
+  // from the last row to row j, fold w's entries below row j into row j;
+  // rows i > j pick up a subdiagonal entry in column i. Rows above j and the
+  // columns left of j are untouched.
+  r_.col(j) = w_;
+  for (Eigen::Index i = n - 2; i >= j; --i) {
     Storage cs, sn, rr;
-    make_givens(v(i), v(i + 1), cs, sn, rr);
-    v(i) = rr;
-    v(i + 1) = Storage(0);
-    rotate(i, cs, sn, i);
+    make_givens(r_(i, j), r_(i + 1, j), cs, sn, rr);
+    r_(i, j) = rr;
+    r_(i + 1, j) = Storage(0);
+    rotate(i, cs, sn, std::max(i, j + 1));
   }
-  r_(0, j) += v(0);
-  // Sweep 2: rotations on rows (i, i+1), top down, remove the subdiagonal.
-  for (Eigen::Index i = 0; i + 1 < n; ++i) {
+  // Sweep 2: rotations on rows (i, i+1), top down, remove the subdiagonal
+  // of the trailing block.
+  for (Eigen::Index i = j + 1; i + 1 < n; ++i) {
     Storage cs, sn, rr;
     make_givens(r_(i, i), r_(i + 1, i), cs, sn, rr);
     rotate(i, cs, sn, i + 1);

@@ -18,11 +18,17 @@
 //    (QrFactors::column_of) and its sign are tracked. About
 //    6 N (N - j) + 3 (N - j)^2 flops.
 //  - rank1 (Golub & Van Loan, Matrix Computations, 3rd ed., section 12.5.1;
-//    factory name "qr-rank1"): A + u e_k^T with u = a' - a_k, Q^T u taken as
-//    w - R e_k (consistent with the current factors, so column k of Q R
-//    becomes Q w, i.e. a' up to rounding). N - 1 rotations reduce Q^T u to a
-//    multiple of e_1, turning R upper Hessenberg, then N - 1 rotations bring
-//    it back to triangular. No permutation. About 18 N^2 flops.
+//    factory name "qr-rank1"): A + u e_j^T with u = a' - a_j, Q^T u taken as
+//    w - R e_j (consistent with the current factors, so column j of Q R
+//    becomes Q w, i.e. a' up to rounding). R + (w - R e_j) e_j^T is R with
+//    column j replaced by w: triangular but for a spike below the diagonal
+//    in column j. The textbook update reduces all of Q^T u to a multiple of
+//    e_1 (2 (N - 1) rotations over all of R and Q, about 18 N^2 flops); the
+//    spike needs only the rotations below row j: N - 1 - j on rows
+//    (i, i+1), bottom up, fold w's tail into row j (making the trailing
+//    block upper Hessenberg), and N - 2 - j, top down, remove that
+//    subdiagonal. Columns stay in place, no permutation. About
+//    12 N (N - j) + 6 (N - j)^2 flops (7.5 N^2 for j uniform).
 //
 // Determinant. det A = det Q * prod_i R_ii * sign(P). det Q starts as
 // (-1)^(number of non-trivial Householder reflectors) of the initial
@@ -91,7 +97,9 @@ class QrUpdater : public UpdaterBase {
   int perm_sign_ = 1;                    // sign of the permutation
   LogDet ratio_log_det_;
   double pending_ratio_ = 0.0;
-  VectorX<Storage> w_;  // Q^T a' of the pending proposal
+  VectorX<Storage> w_;       // Q^T a' of the pending proposal
+  VectorX<Storage> column_;  // workspace: a' rounded to Storage
+  VectorX<Storage> z_;       // workspace: the back substitution for rho
 };
 
 /// "qr-givens": the seed's delete-append scheme by default; variant

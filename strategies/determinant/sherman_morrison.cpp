@@ -24,7 +24,7 @@ template <class Storage>
 void ShermanMorrison<Storage>::refactorise() {
   Inversion<Storage> inv = precision() == Precision::mixed ? invert<Storage, double>(matrix())
                                                            : invert<Storage, Storage>(matrix());
-  ainv_ = std::move(inv.inverse);
+  ainvt_ = inv.inverse.transpose();
   log_det_ = inv.log_det;
   note_recompute();
 }
@@ -35,9 +35,9 @@ Ratio ShermanMorrison<Storage>::ratio(Eigen::Index k, const Eigen::VectorXd& new
   new_column_ = new_column.cast<Storage>();
   double rho;
   if (precision() == Precision::mixed) {
-    rho = ainv_.row(k).template cast<double>().dot(new_column_.template cast<double>());
+    rho = ainvt_.col(k).template cast<double>().dot(new_column_.template cast<double>());
   } else {
-    rho = double(ainv_.row(k).dot(new_column_));
+    rho = double(ainvt_.col(k).dot(new_column_));
   }
   pending_ratio_ = rho;
   return classify(rho);
@@ -53,10 +53,10 @@ void ShermanMorrison<Storage>::accept() {
   }
   const Eigen::Index n = size();
   x_.resize(n);
-  blas::gemv<Storage>(false, Storage(1), ainv_, new_column_.data(), Storage(0), x_.data());
+  blas::gemv<Storage>(true, Storage(1), ainvt_, new_column_.data(), Storage(0), x_.data());
   x_(k) -= Storage(1);
-  row_ = ainv_.row(k).transpose();
-  blas::ger<Storage>(Storage(-1.0 / rho), x_.data(), row_.data(), ainv_);
+  row_ = ainvt_.col(k);
+  blas::ger<Storage>(Storage(-1.0 / rho), row_.data(), x_.data(), ainvt_);
   log_det_.log_abs += std::log(std::abs(rho));
   if (rho < 0) log_det_.sign = -log_det_.sign;
 }
@@ -68,7 +68,7 @@ void ShermanMorrison<Storage>::reject() {
 
 template <class Storage>
 MaintainedState ShermanMorrison<Storage>::maintained() const {
-  return {ainv_.template cast<double>(), std::nullopt};
+  return {ainvt_.transpose().template cast<double>(), std::nullopt};
 }
 
 template class ShermanMorrison<float>;

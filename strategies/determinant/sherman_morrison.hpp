@@ -4,6 +4,13 @@
 //   Ainv' = Ainv - (Ainv a_k' - e_k)(e_k^T Ainv) / rho.
 // The ratio itself is a dot product of row k of Ainv with a_k' (O(N)).
 //
+// Ainv is stored TRANSPOSED (as delayed's), so that row k of Ainv, read by
+// every ratio and every update, is a contiguous column instead of N entries
+// N apart (one cache line per entry). The update is then
+//   Ainv'^T = Ainv^T - (e_k^T Ainv)^T (Ainv a_k' - e_k)^T / rho,
+// with Ainv a_k' = (Ainv^T)^T a_k' a transposed GEMV: the same flops and the
+// same memory traffic as on Ainv itself.
+//
 // Precision: Storage is float or double. With Precision::mixed (Storage =
 // float) the inversions run in double and the ratio's dot product is
 // accumulated in double; the O(N^2) update stays in float.
@@ -30,7 +37,7 @@ class ShermanMorrison final : public UpdaterBase {
  private:
   void refactorise();
 
-  MatrixX<Storage> ainv_;
+  MatrixX<Storage> ainvt_;  // Ainv^T
   LogDet log_det_;
   double pending_ratio_ = 0.0;
   VectorX<Storage> new_column_;  // the pending column, rounded to Storage

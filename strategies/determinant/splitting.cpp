@@ -28,7 +28,7 @@ template <class Storage>
 void Splitting<Storage>::refactorise() {
   Inversion<Storage> inv = precision() == Precision::mixed ? invert<Storage, double>(matrix())
                                                            : invert<Storage, Storage>(matrix());
-  ainv_ = std::move(inv.inverse);
+  ainvt_ = inv.inverse.transpose();
   log_det_ = inv.log_det;
   queue_cols_.clear();
   accepted_since_refactorise_ = 0;
@@ -38,14 +38,14 @@ void Splitting<Storage>::refactorise() {
 template <class Storage>
 double Splitting<Storage>::row_dot(Eigen::Index c, const VectorX<Storage>& x) const {
   if (precision() == Precision::mixed) {
-    return ainv_.row(c).template cast<double>().dot(x.template cast<double>());
+    return ainvt_.col(c).template cast<double>().dot(x.template cast<double>());
   }
-  return double(ainv_.row(c).dot(x));
+  return double(ainvt_.col(c).dot(x));
 }
 
 template <class Storage>
 double Splitting<Storage>::row_dot_double(Eigen::Index c, const Eigen::VectorXd& v) const {
-  return ainv_.row(c).template cast<double>().dot(v);
+  return ainvt_.col(c).template cast<double>().dot(v);
 }
 
 template <class Storage>
@@ -124,11 +124,11 @@ void Splitting<Storage>::apply_column(Eigen::Index c, const VectorX<Storage>& ta
                                       Storage scale) {
   // Same arithmetic as sm for scale = 1; the half is the sm vector times 0.5
   // (exact in binary).
-  blas::gemv<Storage>(false, Storage(1), ainv_, target.data(), Storage(0), x_.data());
+  blas::gemv<Storage>(true, Storage(1), ainvt_, target.data(), Storage(0), x_.data());
   x_(c) -= Storage(1);
   if (scale != Storage(1)) x_ *= scale;
-  row_ = ainv_.row(c).transpose();
-  blas::ger<Storage>(Storage(-1.0 / den), x_.data(), row_.data(), ainv_);
+  row_ = ainvt_.col(c);
+  blas::ger<Storage>(Storage(-1.0 / den), row_.data(), x_.data(), ainvt_);
 }
 
 template <class Storage>
@@ -170,7 +170,7 @@ bool Splitting<Storage>::rebuild_schur() {
   schur_.resize(q, q);
   Eigen::MatrixXd scale(q, q);
   for (Eigen::Index i = 0; i < q; ++i) {
-    const Eigen::VectorXd row = ainv_.row(queue_cols_[std::size_t(i)]).template cast<double>();
+    const Eigen::VectorXd row = ainvt_.col(queue_cols_[std::size_t(i)]).template cast<double>();
     for (Eigen::Index j = 0; j < q; ++j) {
       const auto t = matrix().col(queue_cols_[std::size_t(j)]);
       schur_(i, j) = row.dot(t);
@@ -198,7 +198,7 @@ void Splitting<Storage>::reject() {
 
 template <class Storage>
 MaintainedState Splitting<Storage>::maintained() const {
-  Eigen::MatrixXd inverse = ainv_.template cast<double>();
+  Eigen::MatrixXd inverse = ainvt_.transpose().template cast<double>();
   const Eigen::Index q = queued();
   if (q == 0) return {std::move(inverse), std::nullopt};
   const Eigen::Index n = size();

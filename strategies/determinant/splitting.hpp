@@ -138,7 +138,7 @@ class Splitting final : public UpdaterBase {
   bool rebuild_schur();
   std::ptrdiff_t find_queued(Eigen::Index column) const;
 
-  MatrixX<Storage> ainv_;  // inverse of the applied matrix
+  MatrixX<Storage> ainvt_;  // inverse of the applied matrix, transposed as sm's (rows contiguous)
   LogDet log_det_;
   int accepted_since_refactorise_ = 0;
 

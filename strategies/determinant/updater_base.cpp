@@ -10,7 +10,7 @@ void UpdaterBase::begin_reset(const Eigen::MatrixXd& a) {
                         std::to_string(a.rows()) + "x" + std::to_string(a.cols()));
   }
   a_ = a;
-  pending_.reset();
+  has_pending_ = false;
   pending_breakdown_ = false;
   accepted_since_recompute_ = 0;
   counters_ = {};
@@ -26,20 +26,22 @@ const UpdaterBase::Proposal& UpdaterBase::begin_proposal(Eigen::Index k,
     throw ProtocolError("ratio: new column has length " + std::to_string(new_column.size()) +
                         ", expected " + std::to_string(size()));
   }
-  pending_ = Proposal{k, new_column};
+  pending_.k = k;
+  pending_.column = new_column;  // same size after the first move: no allocation
+  has_pending_ = true;
   pending_breakdown_ = false;
-  return *pending_;
+  return pending_;
 }
 
 const UpdaterBase::Proposal& UpdaterBase::pending() const {
-  if (!pending_) throw ProtocolError("accept/reject without a pending ratio()");
-  return *pending_;
+  if (!has_pending_) throw ProtocolError("accept/reject without a pending ratio()");
+  return pending_;
 }
 
 bool UpdaterBase::commit_pending() {
   const Proposal& p = pending();
   a_.col(p.k) = p.column;
-  pending_.reset();
+  has_pending_ = false;
   ++accepted_since_recompute_;
   const bool due = options_.recompute_every > 0 &&
                    accepted_since_recompute_ >= options_.recompute_every;
@@ -48,7 +50,7 @@ bool UpdaterBase::commit_pending() {
 
 void UpdaterBase::drop_pending() {
   pending();  // protocol check
-  pending_.reset();
+  has_pending_ = false;
 }
 
 Ratio UpdaterBase::classify(double value) {

@@ -4,7 +4,6 @@
 // the counters. A concrete strategy derives from UpdaterBase and implements
 // only its own numerics.
 
-#include <optional>
 #include <string>
 
 #include "strategies/determinant/updater_options.hpp"
@@ -51,7 +50,10 @@ class UpdaterBase : public DeterminantUpdater {
  private:
   UpdaterOptions options_;
   Eigen::MatrixXd a_;
-  std::optional<Proposal> pending_;
+  // The pending proposal; its column buffer is kept (N doubles) so that a
+  // proposal copies into it instead of allocating once per move.
+  Proposal pending_;
+  bool has_pending_ = false;
   bool pending_breakdown_ = false;
   int accepted_since_recompute_ = 0;
   UpdaterCounters counters_;

@@ -2,135 +2,460 @@
 
 #include <benchmark/benchmark.h>
 #include <cblas.h>
+#include <fmt/format.h>
 
-#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <random>
+#include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "reference/certified.hpp"
+#include "reference/mp.hpp"
+#include "strategies/determinant/linalg.hpp"
 #include "strategies/determinant/updater_options.hpp"
+#include "strategies/orbitals/bspline.hpp"
+#include "strategies/orbitals/harmonic_oscillator.hpp"
 #include "verify/cli/bench_orbitals.hpp"
 
 namespace slaterlab {
 namespace {
 
-/// The matrix every sweep starts from and the sweep's new columns.
-struct SweepData {
-  Eigen::MatrixXd start;
-  std::vector<Eigen::VectorXd> columns;  // column k is electron k's move
+struct BenchOptions {
+  std::vector<Eigen::Index> sizes{256, 1024, 2048, 4096};
+  double seconds = 0.3;  // CPU time per measured case
 };
 
-const SweepData& sweep_data(Eigen::Index n) {
-  static std::map<Eigen::Index, SweepData> cache;
-  auto it = cache.find(n);
-  if (it != cache.end()) return it->second;
-  std::mt19937_64 rng(std::uint64_t(n) * 7919u + 1u);
+BenchOptions& bench_options() {
+  static BenchOptions options;
+  return options;
+}
+
+/// CPU time of the calling thread, the clock Google Benchmark reports by default.
+double thread_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+/// Best rate (units per second) of `work`, which does `units` per call, over
+/// calls repeated for at least `seconds` (at least 3 calls).
+template <class Work>
+double best_rate(double units, double seconds, Work&& work) {
+  double best = 0;
+  const double end = thread_seconds() + seconds;
+  for (int calls = 0; calls < 3 || thread_seconds() < end; ++calls) {
+    const double t0 = thread_seconds();
+    work();
+    best = std::max(best, units / std::max(thread_seconds() - t0, 1e-9));
+  }
+  return best;
+}
+
+template <class T>
+MatrixX<T> random_matrix(Eigen::Index rows, Eigen::Index cols, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal;
-  SweepData data{Eigen::MatrixXd(n, n), {}};
-  for (Eigen::Index j = 0; j < n; ++j)
-    for (Eigen::Index i = 0; i < n; ++i) data.start(i, j) = normal(rng);
-  for (Eigen::Index k = 0; k < n; ++k) {
-    Eigen::VectorXd c(n);
-    for (Eigen::Index i = 0; i < n; ++i) c(i) = normal(rng);
-    data.columns.push_back(std::move(c));
-  }
-  return cache.emplace(n, std::move(data)).first->second;
+  MatrixX<T> m(rows, cols);
+  for (Eigen::Index j = 0; j < cols; ++j)
+    for (Eigen::Index i = 0; i < rows; ++i) m(i, j) = T(normal(rng));
+  return m;
 }
 
-/// One sweep of accepted column updates per iteration: electrons 0..moves-1
-/// (all N by default).
-void sweep(benchmark::State& state, const std::string& strategy, const UpdaterOptions& options,
-           Eigen::Index n, Eigen::Index moves) {
-  const SweepData& data = sweep_data(n);
+// ---- limits ---------------------------------------------------------------
+
+constexpr Eigen::Index kGemmDepth = 256;  // the flush's inner dimension at the largest K
+
+/// GEMM flop/s, C(N x N) -= A(N x 256) B(N x 256)^T, cached per (N, T).
+template <class T>
+double gemm_rate(Eigen::Index n) {
+  static std::map<Eigen::Index, double> cache;
+  if (auto it = cache.find(n); it != cache.end()) return it->second;
+  const MatrixX<T> a = random_matrix<T>(n, kGemmDepth, 11);
+  const MatrixX<T> b = random_matrix<T>(n, kGemmDepth, 12);
+  MatrixX<T> c = random_matrix<T>(n, n, 13);
+  const double flops = 2.0 * double(n) * double(n) * double(kGemmDepth);
+  const double rate = best_rate(flops, bench_options().seconds, [&] {
+    blas::gemm<T>(false, true, n, n, kGemmDepth, T(-1e-3), a.data(), n, b.data(), n, T(1),
+                  c.data(), n);
+  });
+  return cache[n] = rate;
+}
+
+/// sm's kernel, GEMV + GER on an N x N matrix, in bytes/s (3 N^2 entries).
+template <class T>
+double gemv_ger_rate(Eigen::Index n) {
+  static std::map<Eigen::Index, double> cache;
+  if (auto it = cache.find(n); it != cache.end()) return it->second;
+  MatrixX<T> m = random_matrix<T>(n, n, 14);
+  const VectorX<T> x = random_matrix<T>(n, 1, 15);
+  VectorX<T> y(n), z = random_matrix<T>(n, 1, 16);
+  const double bytes = 3.0 * double(n) * double(n) * sizeof(T);
+  const double rate = best_rate(bytes, bench_options().seconds, [&] {
+    blas::gemv<T>(true, T(1), m, x.data(), T(0), y.data());
+    blas::ger<T>(T(-1e-6), z.data(), y.data(), m);
+  });
+  return cache[n] = rate;
+}
+
+/// Memory bandwidth in bytes/s: a = b + s c over three 64 MiB double arrays
+/// (far beyond any cache), 24 bytes per element (write-allocate not counted).
+double triad_rate() {
+  static const double rate = [] {
+    const std::size_t count = std::size_t(8) << 20;
+    std::vector<double> a(count), b(count, 1.0), c(count, 2.0);
+    return best_rate(24.0 * double(count), bench_options().seconds, [&] {
+      double* pa = a.data();
+      const double* pb = b.data();
+      const double* pc = c.data();
+      for (std::size_t i = 0; i < count; ++i) pa[i] = pb[i] + 0.5 * pc[i];
+      benchmark::DoNotOptimize(pa);
+      benchmark::ClobberMemory();
+    });
+  }();
+  return rate;
+}
+
+template <class T>
+void register_limits(Eigen::Index n) {
+  const char* p = sizeof(T) == 4 ? "float" : "double";
+  benchmark::RegisterBenchmark(fmt::format("limits/gemm-{}/N:{}", p, n).c_str(),
+                               [n](benchmark::State& state) {
+                                 const double rate = gemm_rate<T>(n);
+                                 for (auto _ : state) benchmark::DoNotOptimize(rate);
+                                 state.counters["flops_per_s"] = rate;
+                               })
+      ->Iterations(1);
+  benchmark::RegisterBenchmark(fmt::format("limits/gemv-ger-{}/N:{}", p, n).c_str(),
+                               [n](benchmark::State& state) {
+                                 const double rate = gemv_ger_rate<T>(n);
+                                 for (auto _ : state) benchmark::DoNotOptimize(rate);
+                                 state.counters["bytes_per_s"] = rate;
+                                 state.counters["of_bandwidth"] = rate / triad_rate();
+                               })
+      ->Iterations(1);
+}
+
+// ---- update cases -----------------------------------------------------------
+
+/// The matrix a walk starts from and its pool of N + 1 new columns.
+struct WalkData {
+  Eigen::MatrixXd start;
+  std::vector<Eigen::VectorXd> pool;
+};
+
+/// Data for size n; only the latest size is kept (N = 4096 holds 256 MiB).
+const WalkData& walk_data(Eigen::Index n) {
+  static Eigen::Index cached_n = -1;
+  static WalkData data;
+  if (cached_n == n) return data;
+  data = {};
+  data.start = random_matrix<double>(n, n, std::uint64_t(n) * 7919u + 1u);
+  const Eigen::MatrixXd pool = random_matrix<double>(n, n + 1, std::uint64_t(n) * 7919u + 2u);
+  for (Eigen::Index j = 0; j <= n; ++j) data.pool.emplace_back(pool.col(j));
+  cached_n = n;
+  return data;
+}
+
+/// sm's moves/s per (N, precision) in this run, for vs_sm.
+std::map<std::pair<Eigen::Index, Precision>, double>& sm_rates() {
+  static std::map<std::pair<Eigen::Index, Precision>, double> rates;
+  return rates;
+}
+
+/// The bound of a strategy's move rate (file comment), 0 when it has none.
+double move_bound(const std::string& strategy, Precision p, Eigen::Index n) {
+  const double n2 = double(n) * double(n);
+  const bool single = p == Precision::single;
+  if (strategy == "delayed") {
+    return (single ? gemm_rate<float>(n) : gemm_rate<double>(n)) / (4 * n2);
+  }
+  if (strategy == "sm") return triad_rate() / (3 * n2 * (single ? 4 : 8));
+  return 0;
+}
+
+void walk(benchmark::State& state, const std::string& strategy, const UpdaterOptions& options,
+          Eigen::Index n) {
+  const WalkData& data = walk_data(n);
+  const double bound = move_bound(strategy, options.precision, n);
   const std::unique_ptr<DeterminantUpdater> updater = make_updater(strategy, options);
-  std::int64_t breakdowns = 0;
+  updater->reset(data.start);
+  const bool windowed = strategy == "delayed" || strategy == "delayed-cuda";
+  const Eigen::Index window = windowed ? options.k : 1;
+  const std::size_t pool = data.pool.size();
+  std::int64_t moves = 0;
+  double cpu = 0;
   for (auto _ : state) {
-    state.PauseTiming();
-    updater->reset(data.start);
-    state.ResumeTiming();
-    for (Eigen::Index k = 0; k < moves; ++k) {
-      const Ratio r = updater->ratio(k, data.columns[std::size_t(k)]);
-      benchmark::DoNotOptimize(r);
-      updater->accept();
-    }
-    updater->flush();
-    breakdowns += updater->counters().breakdowns;
+    const double t0 = thread_seconds();
+    do {
+      for (Eigen::Index w = 0; w < window; ++w, ++moves) {
+        const Ratio r = updater->ratio(moves % n, data.pool[std::size_t(moves) % pool]);
+        benchmark::DoNotOptimize(r);
+        updater->accept();
+      }
+    } while (thread_seconds() - t0 < bench_options().seconds);
+    cpu = thread_seconds() - t0;
   }
-  state.SetItemsProcessed(state.iterations() * moves);
+  updater->flush();
+  state.SetItemsProcessed(moves);
+  const double rate = double(moves) / cpu;
+  const auto key = std::make_pair(n, options.precision);
+  if (strategy == "sm") sm_rates()[key] = rate;
+  if (bound > 0) {
+    state.counters["bound"] = bound;
+    state.counters["of_bound"] = rate / bound;
+  }
+  if (auto it = sm_rates().find(key); it != sm_rates().end() && strategy != "sm") {
+    state.counters["vs_sm"] = rate / it->second;
+  }
   state.counters["N"] = double(n);
-  if (strategy != "sm") state.counters["K"] = double(options.k);
-  // Sanity: a breakdown would put a refactorisation inside the timing.
-  state.counters["breakdowns"] = double(breakdowns);
+  if (windowed) state.counters["K"] = double(options.k);
+  state.counters["breakdowns"] = double(updater->counters().breakdowns);
+  // A delayed window shorter than K on average means the growth guard
+  // flushed early (each flush then costs a GEMM of that smaller width).
+  const auto flushes = updater->counters().flushes;
+  if (windowed && flushes > 0) state.counters["window"] = double(moves) / double(flushes);
 }
 
-void register_case(const std::string& strategy, const UpdaterOptions& options, Eigen::Index n,
-                   Eigen::Index moves = 0) {
+void register_walk(const std::string& strategy, const UpdaterOptions& options, Eigen::Index n) {
   const std::string name =
       "updates/" + make_updater(strategy, options)->label() + "/N:" + std::to_string(n);
-  const Eigen::Index count = moves > 0 ? std::min(moves, n) : n;
   benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-    sweep(state, strategy, options, n, count);
-  })->Unit(benchmark::kMillisecond);
+    walk(state, strategy, options, n);
+  })->Iterations(1)->Unit(benchmark::kMicrosecond);
 }
 
-/// delayed-cuda against sm and delayed on the CPU at N = 1024, 2048, 4096
-/// (the CPU cases at 1024 are those of register_all), registered only where
-/// a device is present; otherwise stderr says so once. An iteration is 1024
-/// accepted moves (a whole sweep at N = 1024), so that a CPU iteration at
-/// N = 4096 stays near a few seconds; items/s compare directly.
+void register_updates(Eigen::Index n, Precision p) {
+  UpdaterOptions o;
+  o.precision = p;
+  register_walk("sm", o, n);
+  for (int k = 1; k <= 256; k *= 2) {
+    o.k = k;
+    o.variant = "incremental";
+    register_walk("delayed", o, n);
+  }
+  for (int k = 1; k <= 256; k *= 4) {
+    o.k = k;
+    o.variant = "naive";
+    register_walk("delayed", o, n);
+  }
+  o.variant = "";
+  register_walk("qr-givens", o, n);
+}
+
+// ---- references -------------------------------------------------------------
+
+/// Seconds of one double LU (LAPACK dgetrf) at size n, cached: the unit of
+/// the references' cost.
+double lu_seconds(Eigen::Index n) {
+  static std::map<Eigen::Index, double> cache;
+  if (auto it = cache.find(n); it != cache.end()) return it->second;
+  const Eigen::MatrixXd a = random_matrix<double>(n, n, 21);
+  const double rate = best_rate(1.0, bench_options().seconds, [&] {
+    benchmark::DoNotOptimize(lu_factor<double>(a).log_det);
+  });
+  return cache[n] = 1.0 / rate;
+}
+
+void register_references() {
+  for (const Eigen::Index n : {512, 1024}) {
+    benchmark::RegisterBenchmark(fmt::format("reference/lu-double/N:{}", n).c_str(),
+                                 [n](benchmark::State& state) {
+                                   const double s = lu_seconds(n);
+                                   for (auto _ : state) benchmark::DoNotOptimize(s);
+                                   state.counters["seconds"] = s;
+                                 })
+        ->Iterations(1);
+  }
+  // Enough Arb precision that N = 1024 keeps >= 100 proven bits of log|det|
+  // (128 bits gave 102 at N = 512; the LU's error bound grows with N).
+  constexpr long kCertifiedPrecision = 160;
+  benchmark::RegisterBenchmark("reference/certified-log-det/N:1024", [](benchmark::State& state) {
+    const Eigen::MatrixXd a = random_matrix<double>(1024, 1024, 22);
+    const double lu = lu_seconds(1024);
+    reference::CertifiedLogDet result;
+    double seconds = 0;
+    for (auto _ : state) {
+      const double t0 = thread_seconds();
+      result = reference::certified_log_det(a, kCertifiedPrecision);
+      seconds = thread_seconds() - t0;
+    }
+    state.counters["certified_bits"] = double(result.certified_bits);
+    state.counters["precision_bits"] = double(kCertifiedPrecision);
+    state.counters["cost_vs_lu"] = seconds / lu;
+  })->Iterations(1)->Unit(benchmark::kSecond);
+  benchmark::RegisterBenchmark("reference/mp-reset/N:512", [](benchmark::State& state) {
+    const Eigen::MatrixXd a = random_matrix<double>(512, 512, 23);
+    const double lu = lu_seconds(512);
+    double seconds = 0;
+    for (auto _ : state) {
+      reference::MpReference mp(reference::kDefaultDigits);
+      const double t0 = thread_seconds();
+      mp.reset(a);
+      seconds = thread_seconds() - t0;
+      benchmark::DoNotOptimize(mp.log_det());
+    }
+    state.counters["digits"] = reference::kDefaultDigits;
+    state.counters["cost_vs_lu"] = seconds / lu;
+  })->Iterations(1)->Unit(benchmark::kSecond);
+}
+
+// ---- B-spline orbitals --------------------------------------------------------
+
+template <class T>
+void bspline_vgl(benchmark::State& state, Eigen::Index n) {
+  const HarmonicOscillatorOrbitals source(n, 1.0);
+  BsplineBoxRule rule;
+  rule.grid = 32;  // table 32^3 Npad sizeof(T): 32 or 64 MiB at N = 256, beyond the caches
+  const BsplineOrbitals<T> orbitals(source, rule);
+  const BsplineBox box = orbitals.box();
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> uniform(-box.half_width, box.half_width);
+  std::vector<double> positions(3 * 4096);
+  for (double& x : positions) x = uniform(rng);
+  const std::size_t npad = std::size_t(orbitals.padded_size());
+  std::vector<T, detail::Aligned64Allocator<T>> out(5 * npad);
+  std::int64_t evaluations = 0;
+  for (auto _ : state) {
+    const double t0 = thread_seconds();
+    do {
+      for (std::size_t i = 0; i < positions.size(); i += 3, ++evaluations) {
+        orbitals.evaluate_vgl(&positions[i], out.data(), out.data() + npad, out.data() + 2 * npad,
+                              out.data() + 3 * npad, out.data() + 4 * npad);
+      }
+      benchmark::ClobberMemory();
+    } while (thread_seconds() - t0 < bench_options().seconds);
+  }
+  const double bytes = 64.0 * double(npad) * sizeof(T);  // the stencil's rows per position
+  state.SetItemsProcessed(evaluations);
+  state.counters["bytes_per_s"] =
+      benchmark::Counter(double(evaluations) * bytes, benchmark::Counter::kIsRate);
+  state.counters["of_bandwidth"] =
+      benchmark::Counter(double(evaluations) * bytes / triad_rate(), benchmark::Counter::kIsRate);
+  state.counters["table_MiB"] = double(orbitals.table_bytes()) / (1 << 20);
+}
+
+void register_bspline() {
+  constexpr Eigen::Index n = 256;
+  benchmark::RegisterBenchmark("bspline/vgl-float/N:256", bspline_vgl<float>, n)->Iterations(1);
+  benchmark::RegisterBenchmark("bspline/vgl-double/N:256", bspline_vgl<double>, n)->Iterations(1);
+  benchmark::RegisterBenchmark("limits/stream-triad", [](benchmark::State& state) {
+    const double rate = triad_rate();
+    for (auto _ : state) benchmark::DoNotOptimize(rate);
+    state.counters["bytes_per_s"] = rate;
+  })->Iterations(1);
+}
+
+/// delayed-cuda (K = 64, 256; float, double, mixed) at the run's sizes from
+/// 1024 on, after the CPU cases of the same sizes (so vs_sm compares with
+/// the CPU's sm), and the orbital cases of bench_orbitals.hpp; registered
+/// only where a device is present, otherwise stderr says once why not.
 void register_device_cases() {
   if (const auto why = strategy_unavailable("delayed-cuda")) {
     std::cerr << "slaterlab bench: GPU cases not registered: " << *why << "\n";
     return;
   }
-  constexpr Eigen::Index kMoves = 1024;
-  for (const Eigen::Index n : {1024, 2048, 4096}) {
+  for (const Eigen::Index n : bench_options().sizes) {
+    if (n < 1024) continue;
     for (const Precision p : {Precision::double_, Precision::single, Precision::mixed}) {
       UpdaterOptions o;
       o.precision = p;
       for (const int k : {64, 256}) {
         o.k = k;
-        register_case("delayed-cuda", o, n, kMoves);
+        register_walk("delayed-cuda", o, n);
       }
-      if (n == 1024 || p == Precision::mixed) continue;
-      register_case("sm", o, n, kMoves);
-      o.k = 64;
-      register_case("delayed", o, n, kMoves);
     }
   }
   register_orbital_benchmarks();
 }
 
 void register_all() {
-  for (const Eigen::Index n : {256, 1024}) {
-    for (const Precision p : {Precision::double_, Precision::single}) {
-      UpdaterOptions o;
-      o.precision = p;
-      register_case("sm", o, n);
-      for (const char* variant : {"incremental", "naive"}) {
-        for (const int k : {1, 16, 64, 256}) {
-          o.k = k;
-          o.variant = variant;
-          register_case("delayed", o, n);
+  register_bspline();  // also the triad probe, first: every bound below uses it
+  for (const Eigen::Index n : bench_options().sizes) {
+    register_limits<double>(n);
+    register_limits<float>(n);
+    register_updates(n, Precision::double_);
+    register_updates(n, Precision::single);
+  }
+  register_references();
+  register_device_cases();
+}
+
+/// Takes --n=LIST and --seconds=T (also as two arguments) out of argv;
+/// false with a message for a bad value.
+bool take_bench_options(int& argc, char** argv, BenchOptions& options, std::string& error) {
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string name = arg, value;
+    const auto eq = arg.find('=');
+    if (eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    }
+    if (name != "--n" && name != "--seconds") {
+      argv[out++] = argv[i];
+      continue;
+    }
+    if (eq == std::string::npos) {
+      if (i + 1 >= argc) return error = name + " needs a value", false;
+      value = argv[++i];
+    }
+    try {
+      if (name == "--seconds") {
+        std::size_t used = 0;
+        options.seconds = std::stod(value, &used);
+        if (used != value.size() || !(options.seconds > 0) || options.seconds > 60)
+          throw std::invalid_argument("range");
+      } else {
+        options.sizes.clear();
+        std::stringstream list(value);
+        for (std::string item; std::getline(list, item, ',');) {
+          std::size_t used = 0;
+          const long long n = std::stoll(item, &used);
+          if (used != item.size() || n < 2 || n > 16384) throw std::invalid_argument("range");
+          options.sizes.push_back(Eigen::Index(n));
         }
+        if (options.sizes.empty()) throw std::invalid_argument("empty");
       }
+    } catch (const std::exception&) {
+      error = name == "--n" ? "--n takes sizes 2..16384 separated by commas, got '" + value + "'"
+                            : "--seconds takes a number in (0, 60], got '" + value + "'";
+      return false;
     }
   }
-  register_device_cases();
+  argc = out;
+  return true;
 }
 
 }  // namespace
 
+const char* bench_usage() {
+  return "  --n=LIST         sizes of the update and limit cases (default 256,1024,2048,4096)\n"
+         "  --seconds=T      CPU seconds per measured case (default 0.3)\n"
+         "  --benchmark_filter=REGEX  run only matching cases, e.g. 'updates/delayed-.*-double/N:1024'\n"
+         "  --benchmark_format=json, --benchmark_out=FILE, ...: Google Benchmark's own flags\n";
+}
+
 int run_bench(int argc, char** argv) {
+  std::string error;
+  if (!take_bench_options(argc, argv, bench_options(), error)) {
+    std::fprintf(stderr, "slaterlab: error: bench: %s\n", error.c_str());
+    return 2;
+  }
   openblas_set_num_threads(1);
-  static const bool registered = (register_all(), true);
+  static const bool registered = (register_all(), true);  // once per process
   (void)registered;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
   benchmark::AddCustomContext("blas_threads", std::to_string(openblas_get_num_threads()));
+  benchmark::AddCustomContext("seconds_per_case", fmt::format("{}", bench_options().seconds));
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

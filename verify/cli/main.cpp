@@ -18,6 +18,7 @@
 #include "verify/store/hdf5_store.hpp"
 #include "verify/cli/bench.hpp"
 #include "verify/cli/fuzz.hpp"
+#include "verify/run/mpi_run.hpp"
 #include "verify/run/plan.hpp"
 #include "verify/report/regress.hpp"
 #include "verify/run/runner.hpp"
@@ -33,6 +34,7 @@ constexpr int kExitCheckFailed = 1;
 constexpr int kExitBadInput = 2;
 
 std::atomic<bool> g_interrupted{false};
+const MpiSession* g_mpi = nullptr;  // set by main
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -81,7 +83,7 @@ int run_command(const RunArgs& args, const std::string& command_line) {
     return kExitOk;
   }
   check_before_running(study, plan, available);
-  check_output_path(args.output, args.append);
+  if (!g_mpi || g_mpi->rank() == 0) check_output_path(args.output, args.append);
   if (!args.quiet && plan.seconds > 30) {
     fmt::print(stderr, "slaterlab: estimated time about {}, peak memory about {}\n",
                format_seconds(plan.seconds), format_bytes(plan.peak_bytes));
@@ -89,18 +91,24 @@ int run_command(const RunArgs& args, const std::string& command_line) {
 
   const RunMetadata metadata{SLATERLAB_VERSION, SLATERLAB_GIT_COMMIT, utc_now(), host_name(),
                              command_line, study.resolved_toml};
-  ResultWriter writer = ResultWriter::create(args.output, metadata, args.append);
-  std::signal(SIGINT, [](int) { g_interrupted = true; });
   const bool progress = !args.quiet && isatty(STDERR_FILENO);
   const auto t0 = std::chrono::steady_clock::now();
-  const RunReport report = run_study(study, writer, {progress, &g_interrupted});
-  if (report.interrupted) {
-    writer.keep_partial();
-    fmt::print(stderr, "slaterlab: interrupted; completed checkpoints are in {}.partial\n",
-               args.output);
-    return 130;
+  RunReport report;
+  if (launched_processes() > 1) {  // mpirun -n P (verify/mpi_run.hpp)
+    report = run_study_distributed(*g_mpi, study, args.output, metadata, args.append, progress);
+    if (g_mpi->rank() != 0) return kExitOk;  // rank 0 reports for all
+  } else {
+    ResultWriter writer = ResultWriter::create(args.output, metadata, args.append);
+    std::signal(SIGINT, [](int) { g_interrupted = true; });
+    report = run_study(study, writer, {progress, &g_interrupted});
+    if (report.interrupted) {
+      writer.keep_partial();
+      fmt::print(stderr, "slaterlab: interrupted; completed checkpoints are in {}.partial\n",
+                 args.output);
+      return 130;
+    }
+    writer.commit();
   }
-  writer.commit();
 
   fmt::print("{}", format_table(read_results(args.output, {.checkpoints = false}),
                                 TableFormat::markdown, TableKind::all));
@@ -160,8 +168,10 @@ int main_impl(int argc, char** argv) {
       ->capture_default_str();
 
   CLI::App* bench_cmd = app.add_subcommand(
-      "bench", "Benchmark update strategies (updates/s; Google Benchmark). Extra arguments go "
-               "to Google Benchmark, e.g. --benchmark_filter=N:1024 --benchmark_repetitions=3");
+      "bench", "Benchmark update strategies, references and B-spline orbitals against this "
+               "machine's GEMM and memory-bandwidth limits (Google Benchmark; README: Performance)");
+  bench_cmd->footer(std::string("Options (other arguments go to Google Benchmark):\n") +
+                    bench_usage());
   bench_cmd->allow_extras();
   bench_cmd->prefix_command();
 
@@ -244,6 +254,8 @@ int main_impl(int argc, char** argv) {
 int main(int argc, char** argv) {
   // One BLAS thread: results are reproducible and timings are per core.
   openblas_set_num_threads(1);
+  const slaterlab::MpiSession mpi(argc, argv);
+  slaterlab::g_mpi = &mpi;
   try {
     return slaterlab::main_impl(argc, argv);
   } catch (const std::invalid_argument& e) {  // ConfigError, InputError, bad values
@@ -258,5 +270,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr,
                "slaterlab: error: out of memory (slaterlab run --dry-run shows the estimates)\n");
   }
+  // The other ranks would wait for this one for ever.
+  if (mpi.active()) slaterlab::MpiSession::abort(slaterlab::kExitBadInput);
   return slaterlab::kExitBadInput;
 }

@@ -25,7 +25,7 @@ const std::vector<std::string> kRootKeys = {"study", "reference", "checks", "exp
                                             "strategy", "vmc"};
 const std::vector<std::string> kStudyKeys = {"name", "description", "seed"};
 const std::vector<std::string> kReferenceKeys = {"digits", "recompute_every", "certified_bits",
-                                                 "certify"};
+                                                 "certify", "per_move"};
 const std::vector<std::string> kChecksKeys = {"sign_agreement", "max_ratio_error_normalised",
                                               "strategy_must_finish", "precisions", "max_z_exact",
                                               "delayed_within_guard_of_sm"};
@@ -270,6 +270,10 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
     fail(where, "'acceptance' must be \"metropolis\" or \"forced\", got \"" + e.acceptance + "\"" +
                     suggestion_suffix(e.acceptance, {"metropolis", "forced"}));
   }
+  if (!study.reference.per_move && e.acceptance != "forced") {
+    fail(where, "[reference] per_move = false (checkpoint-only references) computes no ratio to "
+                "decide a Metropolis move: set acceptance = \"forced\"");
+  }
   e.acceptance_rate = get_double(t, "acceptance_rate", e.acceptance_rate, where);
   if (!(e.acceptance_rate >= 0.0 && e.acceptance_rate <= 1.0)) {
     fail(where, "'acceptance_rate' must lie in [0, 1]");
@@ -377,6 +381,7 @@ void parse_reference(const toml::table* t, ReferenceConfig& r, const std::string
   r.certified_bits = long(get_int(*t, "certified_bits", r.certified_bits, where));
   if (r.certified_bits < 32) fail(where, "'certified_bits' must be >= 32");
   r.certify = get_bool(*t, "certify", r.certify, where);
+  r.per_move = get_bool(*t, "per_move", r.per_move, where);
 }
 
 void parse_checks(const toml::table* t, ChecksConfig& c, const std::string& source) {
@@ -462,6 +467,7 @@ toml::table resolved(const StudyConfig& s) {
       {"reference", toml::table{{"digits", s.reference.digits},
                                 {"recompute_every", s.reference.recompute_every},
                                 {"certified_bits", std::int64_t(s.reference.certified_bits)},
+                                {"per_move", s.reference.per_move},
                                 {"certify", s.reference.certify}}},
       {"checks", checks},
       {"experiment", experiments},

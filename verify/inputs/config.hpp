@@ -64,6 +64,13 @@ struct ReferenceConfig {
   int recompute_every = 0;    // mp refactorisation cadence (accepted moves), 0 = never
   long certified_bits = 128;  // Arb working precision
   bool certify = true;        // certified log-det of the initial and final matrices
+  /// true: an mp ratio for every move (the mp inverse follows each accepted
+  /// move by an mp Sherman-Morrison update, O(N^2) mp work per move).
+  /// false: checkpoint-only references for large N (DESIGN.md): no mp work
+  /// between checkpoints; each checkpoint takes a fresh mp LU of the exact
+  /// current matrix (O(N^3) mp). Ratio errors, flips and kappa_rho are then
+  /// not measured (NaN), and experiments must use forced acceptance.
+  bool per_move = true;
 };
 
 /// Pass/fail criteria of `slaterlab run` (exit code 1 when one fails).

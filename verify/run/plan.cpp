@@ -80,14 +80,19 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
   const double transient = std::max({kMpFactorCopies * mp * entries, kMetricsBytes * entries, certify});
   item.bytes = persistent + transient;
 
+  // Per-move references factorise at reset and on the recompute cadence
+  // and update every move; checkpoint-only ones factorise at each
+  // checkpoint (the first included) and do nothing between.
+  const double checkpoints = 1 + std::ceil(double(e.moves) / double(e.checkpoint_every));
   const double factorisations =
-      1 + (study.reference.recompute_every > 0
-               ? double(e.moves) / double(study.reference.recompute_every)
-               : 0.0);
+      !study.reference.per_move ? checkpoints
+                                : 1 + (study.reference.recompute_every > 0
+                                           ? double(e.moves) / double(study.reference.recompute_every)
+                                           : 0.0);
   const double factor_seconds =
       study.reference.digits > 50 ? kMpFactorSeconds100 : kMpFactorSeconds50;
   item.seconds += factorisations * factor_seconds * n * n * n;
-  item.seconds += double(e.moves) * kMpUpdateSeconds * entries;
+  if (study.reference.per_move) item.seconds += double(e.moves) * kMpUpdateSeconds * entries;
   if (study.reference.certify) {
     item.seconds += 2 * kCertifySeconds128 * std::max(1.0, bits / 128) * n * n * n;
   }

@@ -6,9 +6,14 @@
 // other.
 
 #include <atomic>
+#include <cstddef>
+#include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "strategies/sampling/vmc.hpp"
 
 namespace slaterlab {
 
@@ -19,9 +24,27 @@ class InputError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// What this process runs of a study spread over processes
+/// (verify/run/mpi_run.hpp implements it with MPI).
+class Schedule {
+ public:
+  using WalkerRunner = std::function<VmcResult(const VmcConfig&)>;
+  virtual ~Schedule() = default;
+  /// Indices into study.strategies this process runs for experiment e, in
+  /// study order (empty: none).
+  virtual std::vector<std::size_t> strategies_of(std::size_t experiment) const = 0;
+  /// Runs this process's share of config's walkers with `run`; returns the
+  /// whole run's result on the process that writes it, nothing elsewhere.
+  virtual std::optional<VmcResult> run_walkers(const VmcConfig& config,
+                                               const WalkerRunner& run) const = 0;
+};
+
 struct RunOptions {
   bool progress = false;                           // progress line on stderr
   const std::atomic<bool>* interrupt = nullptr;    // stop between moves when set
+  /// What this process runs when a study is spread over processes
+  /// (verify/run/mpi_run.hpp); null: everything.
+  const Schedule* schedule = nullptr;
 };
 
 struct CheckFailure {

@@ -82,9 +82,10 @@ ExperimentInfo describe(const ExperimentConfig& e, const Workload& workload) {
 class LockstepExperiment {
  public:
   LockstepExperiment(const StudyConfig& study, const ExperimentConfig& experiment,
-                     ResultWriter& writer)
+                     std::vector<const StrategyConfig*> strategies, ResultWriter& writer)
       : study_(study),
         experiment_(experiment),
+        strategies_(std::move(strategies)),
         writer_(writer),
         workload_(make_workload(experiment.workload)),
         reference_(study.reference.digits, study.reference.recompute_every),
@@ -96,6 +97,8 @@ class LockstepExperiment {
  private:
   void start();
   void step();
+  /// A move with checkpoint-only references: the strategies only.
+  void step_without_reference(const Move& move, double u);
   bool decide(double rho, double u) const;
   void checkpoint();
   void certify(const char* which);
@@ -104,15 +107,24 @@ class LockstepExperiment {
   template <class Add>
   void check_against_sm(const Lane& lane, const Add& add) const;
   void show_progress(bool force) const;
+  /// The exact current matrix (accepted columns applied).
+  const Eigen::MatrixXd& current() const { return per_move() ? reference_.matrix() : current_; }
+  bool per_move() const { return study_.reference.per_move; }
+  /// Checkpoint-only references: a fresh mp LU of the current matrix, unless
+  /// the reference already stands at this move.
+  void sync_reference();
 
   const StudyConfig& study_;
   const ExperimentConfig& experiment_;
+  std::vector<const StrategyConfig*> strategies_;  // the ones this process runs
   ResultWriter& writer_;
   std::unique_ptr<Workload> workload_;
   reference::MpReference reference_;
   Rng decisions_;
   ExperimentHandle handle_;
   std::vector<Lane> lanes_;
+  Eigen::MatrixXd current_;  // checkpoint-only references: the exact current matrix
+  std::int64_t reference_move_ = 0;  // the move the reference's mp state belongs to
   std::int64_t move_ = 0;
   std::int64_t accepted_ = 0;
   double reference_elapsed_s_ = 0.0;
@@ -131,12 +143,17 @@ void LockstepExperiment::start() {
                      error.what() + ")");
   }
   reference_elapsed_s_ += seconds_since(t0);
+  if (!per_move()) current_ = a0;
   handle_ = writer_.begin_experiment(describe(experiment_, *workload_));
-  for (const auto& s : study_.strategies) {
+  for (const StrategyConfig* s : strategies_) {
     Lane lane;
-    lane.config = &s;
-    lane.updater = make_updater(s.name, s.options);
-    lane.handle = writer_.begin_strategy(handle_, describe(s));
+    lane.config = s;
+    lane.updater = make_updater(s->name, s->options);
+    lane.handle = writer_.begin_strategy(handle_, describe(*s));
+    if (!per_move()) {  // not measured: NaN, as for a metric that does not apply
+      lane.summary.max_ratio_error = lane.summary.max_ratio_error_eps = kNaN;
+      lane.summary.max_ratio_error_normalised = kNaN;
+    }
     const auto t = Clock::now();
     try {
       lane.updater->reset(a0);
@@ -158,11 +175,15 @@ bool LockstepExperiment::decide(double rho, double u) const {
 }
 
 void LockstepExperiment::step() {
-  const Move move = workload_->next_move(reference_.matrix());
+  const Move move = workload_->next_move(current());
   // A replayed run may bring its own uniform and decision; the shared stream
   // is drawn anyway so that its position never depends on the workload.
   double u = decisions_.uniform();
   if (move.uniform) u = *move.uniform;
+  if (!per_move()) {
+    step_without_reference(move, u);
+    return;
+  }
   auto t0 = Clock::now();
   const reference::RatioInfo ref = reference_.ratio(move.k, move.column);
   reference_elapsed_s_ += seconds_since(t0);
@@ -200,14 +221,48 @@ void LockstepExperiment::step() {
   ++move_;
 }
 
+void LockstepExperiment::step_without_reference(const Move& move, double u) {
+  // Forced acceptance (the configuration requires it): the decision needs
+  // no ratio. A move the workload made exactly singular shows at the next
+  // checkpoint's mp LU.
+  const bool accept = move.accept.value_or(u < experiment_.acceptance_rate);
+  for (Lane& lane : lanes_) {
+    if (lane.failed) continue;
+    try {
+      const auto t0 = Clock::now();
+      (void)lane.updater->ratio(move.k, move.column);
+      if (accept) lane.updater->accept(); else lane.updater->reject();
+      lane.elapsed_s += seconds_since(t0);
+    } catch (const std::exception& error) {
+      lane.fail(error);
+    }
+  }
+  if (accept) current_.col(move.k) = move.column;
+  accepted_ += accept;
+  ++move_;
+}
+
+void LockstepExperiment::sync_reference() {
+  if (per_move() || reference_move_ == move_) return;
+  try {
+    reference_.reset(current_);
+  } catch (const reference::SingularMatrixError& error) {
+    throw InputError(fmt::format("experiment '{}': the matrix after move {} is singular ({})",
+                                 experiment_.name, move_, error.what()));
+  }
+  reference_move_ = move_;
+}
+
 void LockstepExperiment::checkpoint() {
   const auto t0 = Clock::now();
+  sync_reference();
   const auto ref_log_det = reference_.log_det();
   const Eigen::MatrixXd ref_inverse = reference_.inverse();
   const Eigen::MatrixXd& a = reference_.matrix();
   writer_.append(handle_, ReferenceCheckpoint{move_, accepted_, double(ref_log_det.log_abs),
                                               ref_log_det.sign, reference_.condition_1(),
-                                              ratio_condition_max_, reference_elapsed_s_});
+                                              per_move() ? ratio_condition_max_ : kNaN,
+                                              reference_elapsed_s_});
   reference_elapsed_s_ += seconds_since(t0);
   ratio_condition_max_ = 0.0;
 
@@ -221,10 +276,11 @@ void LockstepExperiment::checkpoint() {
     c.log_det_error = double(std::abs((long double)ld.log_abs - ref_log_det.log_abs));
     c.log_det_error_eps = c.log_det_error / eps;
     c.sign_agrees = ld.sign == ref_log_det.sign;
-    c.ratio_error_max = lane.errors.max;
-    c.ratio_error_max_eps = lane.errors.max / eps;
-    c.ratio_error_rms = lane.errors.rms();
-    c.ratio_error_normalised_max = lane.errors.normalised_max;
+    const double measured = per_move() ? 1.0 : kNaN;  // NaN: not measured
+    c.ratio_error_max = measured * lane.errors.max;
+    c.ratio_error_max_eps = measured * lane.errors.max / eps;
+    c.ratio_error_rms = measured * lane.errors.rms();
+    c.ratio_error_normalised_max = measured * lane.errors.normalised_max;
     c.flips = lane.errors.flips;
     const MaintainedState state = lane.updater->maintained();
     c.inverse_residual_max = c.inverse_residual_fro = c.inverse_divergence = kNaN;
@@ -251,9 +307,9 @@ void LockstepExperiment::checkpoint() {
     StrategySummary& s = lane.summary;
     s.worst_log_det_error = std::max(s.worst_log_det_error, c.log_det_error);
     s.final_log_det_error = c.log_det_error;
-    s.max_ratio_error = std::max(s.max_ratio_error, c.ratio_error_max);
-    s.max_ratio_error_eps = std::max(s.max_ratio_error_eps, c.ratio_error_max_eps);
-    s.max_ratio_error_normalised = std::max(s.max_ratio_error_normalised, c.ratio_error_normalised_max);
+    s.max_ratio_error = std::fmax(s.max_ratio_error, c.ratio_error_max);
+    s.max_ratio_error_eps = std::fmax(s.max_ratio_error_eps, c.ratio_error_max_eps);
+    s.max_ratio_error_normalised = std::fmax(s.max_ratio_error_normalised, c.ratio_error_normalised_max);
     s.max_inverse_residual = std::fmax(s.max_inverse_residual, c.inverse_residual_max);
     s.final_inverse_divergence = c.inverse_divergence;
     s.max_inverse_divergence = std::fmax(s.max_inverse_divergence, c.inverse_divergence);
@@ -391,19 +447,31 @@ std::vector<std::string> compare_delayed_with_sm(const StrategySummary& delayed,
   return failures;
 }
 
-RunReport run_study(const StudyConfig& study, ResultWriter& writer, const RunOptions& options) {
+RunReport run_experiments(const StudyConfig& study, ResultWriter& writer, const RunOptions& options) {
   RunReport report;
   for (std::size_t i = 0; i < study.experiments.size(); ++i) {
+    std::vector<const StrategyConfig*> strategies;
+    if (options.schedule) {
+      for (const std::size_t s : options.schedule->strategies_of(i)) strategies.push_back(&study.strategies[s]);
+      if (strategies.empty()) continue;  // another process runs this experiment
+    } else {
+      for (const auto& s : study.strategies) strategies.push_back(&s);
+    }
     if (options.progress) {
       fmt::print(stderr, "[{}/{}] {}\n", i + 1, study.experiments.size(), study.experiments[i].name);
     }
-    LockstepExperiment experiment(study, study.experiments[i], writer);
+    LockstepExperiment experiment(study, study.experiments[i], std::move(strategies), writer);
     if (!experiment.run(options, report.failures)) {
       report.interrupted = true;
       return report;
     }
   }
-  run_vmc_study(study, writer, options, report);
+  return report;
+}
+
+RunReport run_study(const StudyConfig& study, ResultWriter& writer, const RunOptions& options) {
+  RunReport report = run_experiments(study, writer, options);
+  if (!report.interrupted) run_vmc_study(study, &writer, options, report);
   return report;
 }
 

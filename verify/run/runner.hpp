@@ -29,4 +29,7 @@ std::vector<std::string> compare_delayed_with_sm(const StrategySummary& delayed,
                                                  const StrategySummary& sm,
                                                  const std::string& sm_label, int k, double n_eps);
 
+/// The lockstep experiments of run_study only (no VMC runs).
+RunReport run_experiments(const StudyConfig& study, ResultWriter& writer, const RunOptions& options);
+
 }  // namespace slaterlab

@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "reference/harmonic_trap.hpp"
 #include "strategies/orbitals/bspline.hpp"
@@ -168,7 +169,7 @@ VmcRunInfo describe(const VmcRunConfig& v, const OrbitalSet& orbitals, const std
 
 class VmcStudy {
  public:
-  VmcStudy(const StudyConfig& study, ResultWriter& writer, const RunOptions& options)
+  VmcStudy(const StudyConfig& study, ResultWriter* writer, const RunOptions& options)
       : study_(study), writer_(writer), options_(options) {}
 
   void run(RunReport& report) {
@@ -193,7 +194,7 @@ class VmcStudy {
                  double seconds);
 
   const StudyConfig& study_;
-  ResultWriter& writer_;
+  ResultWriter* writer_;
   const RunOptions& options_;
   OrbitalCache orbitals_;
   std::map<std::size_t, Estimate> estimates_;
@@ -278,7 +279,6 @@ void VmcStudy::run_one(std::size_t index, RunReport& report) {
   if (options_.progress) fmt::print(stderr, "[vmc] {}\n", v.name);
   const OrbitalSet& orbitals = orbitals_.get(v.orbitals, v.n, v.alpha, v.grid);
   const OrbitalSet& analytic = orbitals_.get("analytic", v.n, v.alpha, 0);
-  if (&orbitals != &analytic) writer_.add_orbital_accuracy(accuracy_record(v, orbitals, analytic));
 
   const std::uint64_t seed = v.seed;
   const RandomFactory random = [seed](std::uint64_t stream) {
@@ -292,15 +292,22 @@ void VmcStudy::run_one(std::size_t index, RunReport& report) {
   const bool shadow = v.divergence && !twin_identical;
   const StrategySpec strategy{v.strategy.name, v.strategy.options};
   const auto t0 = std::chrono::steady_clock::now();
-  VmcResult result;
-  try {
-    result = run_vmc(sampler_config(v), orbitals, strategy, random, shadow ? &twin : nullptr);
-  } catch (const SingularMatrixError& error) {
-    throw InputError("VMC run '" + v.name + "': the initial configuration is singular (" +
-                     error.what() + ")");
-  }
+  const auto run_walkers = [&](const VmcConfig& config) {
+    try {
+      return run_vmc(config, orbitals, strategy, random, shadow ? &twin : nullptr);
+    } catch (const SingularMatrixError& error) {
+      throw InputError("VMC run '" + v.name + "': the initial configuration is singular (" +
+                       error.what() + ")");
+    }
+  };
+  const std::optional<VmcResult> gathered =
+      options_.schedule ? options_.schedule->run_walkers(sampler_config(v), run_walkers)
+                        : std::optional<VmcResult>(run_walkers(sampler_config(v)));
+  if (!gathered) return;  // this process ran walkers for another one
+  const VmcResult& result = *gathered;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (&orbitals != &analytic) writer_->add_orbital_accuracy(accuracy_record(v, orbitals, analytic));
 
   const int reference = reference_run_index(study_.vmc, index);
   VmcRun run = measure(v, orbitals, result, seconds);
@@ -314,7 +321,7 @@ void VmcStudy::run_one(std::size_t index, RunReport& report) {
   estimates_[index] = Estimate{run.summary.energy, run.summary.error, run.summary.variance,
                                run.summary.tau, run.summary.effective_samples,
                                run.summary.samples, 0};
-  writer_.add_vmc_run(run);
+  writer_->add_vmc_run(run);
 
   if (study_.checks.max_z_exact && !(run.summary.z_exact < *study_.checks.max_z_exact)) {
     report.failures.push_back(
@@ -340,7 +347,7 @@ int reference_run_index(const std::vector<VmcRunConfig>& runs, std::size_t run) 
   return -1;
 }
 
-void run_vmc_study(const StudyConfig& study, ResultWriter& writer, const RunOptions& options,
+void run_vmc_study(const StudyConfig& study, ResultWriter* writer, const RunOptions& options,
                    RunReport& report) {
   VmcStudy(study, writer, options).run(report);
 }

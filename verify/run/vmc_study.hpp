@@ -21,7 +21,10 @@ int reference_run_index(const std::vector<VmcRunConfig>& runs, std::size_t run);
 
 /// Runs every [[vmc]] run (references first), stores runs and orbital
 /// accuracies in `writer`, and adds failed checks (max_z_exact) to `report`.
-void run_vmc_study(const StudyConfig& study, ResultWriter& writer, const RunOptions& options,
+/// With options.schedule the walkers are spread over processes; a process
+/// whose schedule gathers no whole run (writer may then be null) only runs
+/// its walkers.
+void run_vmc_study(const StudyConfig& study, ResultWriter* writer, const RunOptions& options,
                    RunReport& report);
 
 }  // namespace slaterlab

@@ -593,7 +593,10 @@ struct ResultWriter::Impl {
 
   // Writes everything buffered so far; after it returns, a killed process
   // leaves a consistent file holding all of it.
-  void flush() { h5::check_ok(H5Fflush(file, H5F_SCOPE_LOCAL), "flush buffered data to disk"); }
+  void flush() {
+    if (flush_each_call) h5::check_ok(H5Fflush(file, H5F_SCOPE_LOCAL), "flush buffered data to disk");
+  }
+  bool flush_each_call = true;
 
   void require_open() const {
     if (committed)
@@ -769,6 +772,13 @@ StrategyHandle ResultWriter::begin_strategy(ExperimentHandle experiment, const S
     w.strategies.push_back(std::move(s));
     return StrategyHandle{w.strategies.size() - 1};
   });
+}
+
+void ResultWriter::set_flush_each_call(bool on) {
+  auto& w = *impl_;
+  w.require_open();
+  w.flush_each_call = on;
+  w.guarded([&] { w.flush(); });
 }
 
 void ResultWriter::append(ExperimentHandle experiment, const ReferenceCheckpoint& row) {

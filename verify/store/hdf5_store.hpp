@@ -103,6 +103,10 @@ class ResultWriter {
   void add_vmc_run(const VmcRun& run);
   /// Adds /orbitals/<label> (once per label; a repeat is ignored).
   void add_orbital_accuracy(const OrbitalAccuracyRecord& record);
+  /// Whether every call that adds data flushes (the default, see above).
+  /// Copying finished results in bulk (the MPI merge) turns it off for
+  /// speed and on again, which flushes.
+  void set_flush_each_call(bool on);
   /// Writes the summary attributes; once per strategy (else std::logic_error).
   void finish_strategy(StrategyHandle strategy, const StrategySummary& summary);
   /// Closes the file and renames the .partial over the final path. Nothing

@@ -35,7 +35,7 @@ class Cli : public slaterlab::testing::ScratchTest {
 };
 
 TEST_F(Cli, HelpAndVersionExitZero) {
-  for (const std::string args : {"--help", "run --help", "table --help", "--version"}) {
+  for (const std::string args : {"--help", "run --help", "table --help", "bench --help", "--version"}) {
     const Result r = run(args);
     EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
     EXPECT_FALSE(r.out.empty()) << args;
@@ -45,6 +45,26 @@ TEST_F(Cli, HelpAndVersionExitZero) {
 TEST_F(Cli, UnknownSubcommandOrOptionIsBadInput) {
   EXPECT_EQ(run("frobnicate").exit_code, 2);
   EXPECT_EQ(run("run --no-such-option").exit_code, 2);
+}
+
+TEST_F(Cli, BenchBadSizeOrTimeIsBadInput) {
+  for (const std::string args : {"bench --n=abc", "bench --n=1", "bench --n", "bench --seconds=-1"}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("slaterlab: error: bench: --", 0), 0u) << args << "\n" << r.err;
+  }
+}
+
+TEST_F(Cli, BenchRunsOnlyTheSizesAndCasesAsked) {
+  // --n picks the sizes, Google Benchmark's filter the cases: one sm case at
+  // N = 16, with its bandwidth bound (the triad probe runs for it).
+  const Result r = run("bench --n=16 --seconds=0.01 --benchmark_filter='^updates/sm-double/' "
+                       "--benchmark_format=json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"updates/sm-double/N:16"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"of_bound\""), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("N:256"), std::string::npos);     // default sizes replaced
+  EXPECT_EQ(r.out.find("delayed"), std::string::npos);   // filtered out
 }
 
 TEST_F(Cli, TinyStudyRunsPrintsTableAndWritesTheFile) {

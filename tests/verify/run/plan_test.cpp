@@ -51,6 +51,22 @@ TEST(Plan, GrowsAsNSquaredAndWithTheStrategies) {
   EXPECT_GT(plan_study(more).items.at(0).bytes, small);
 }
 
+TEST(Plan, CheckpointOnlyReferencesTradeMpUpdatesForFactorisations) {
+  // Per-move: one mp factorisation plus an mp update per move. Checkpoint-
+  // only: a factorisation per checkpoint and none between. With 16 checkpoints
+  // over 100000 moves the second is cheaper; with a checkpoint every move it
+  // is dearer.
+  const std::vector<std::string> forced{"experiment.acceptance=\"forced\"", "experiment.moves=100000",
+                                        "experiment.checkpoint_every=6250"};
+  std::vector<std::string> sparse = forced;
+  sparse.push_back("reference.per_move=false");
+  const double per_move = plan_study(parse_study(kOneGaussian, "t", forced)).items.at(0).seconds;
+  const double checkpoint_only = plan_study(parse_study(kOneGaussian, "t", sparse)).items.at(0).seconds;
+  EXPECT_LT(checkpoint_only, per_move);
+  sparse.push_back("experiment.checkpoint_every=1");
+  EXPECT_GT(plan_study(parse_study(kOneGaussian, "t", sparse)).items.at(0).seconds, per_move);
+}
+
 TEST(Plan, RefusalNamesTheExperimentTheEstimateAndTheAvailableMemory) {
   const StudyConfig study = parse_study(kOneGaussian, "t", {"experiment.n=100000"});
   const StudyPlan plan = plan_study(study);

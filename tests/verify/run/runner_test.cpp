@@ -255,5 +255,63 @@ name = "sm"
   EXPECT_GT(sm.summary->max_inverse_residual, 0.0);
 }
 
+TEST_F(Runner, CheckpointOnlyReferencesGiveTheSameCheckpointMetrics) {
+  // [reference] per_move = false skips the mp work between checkpoints and
+  // takes a fresh mp LU at each. The moves and decisions (forced) are the
+  // same, so every strategy runs bit for bit as with per-move references;
+  // the two mp references agree far below double (16 N^2 u_mp kappa_1 ~
+  // 1e-43 here) and reach the file through the same long double log|det|,
+  // so the log-det errors may differ only by the rounding of that long
+  // double (eps_ld |log|det||, doubled for the two runs) and of the error to
+  // double (eps |error|). Ratio metrics are not measured: NaN, not 0.
+  const std::vector<std::string> forced{"experiment.acceptance=\"forced\"",
+                                        "experiment.acceptance_rate=0.7"};
+  std::vector<std::string> checkpoint_only = forced;
+  checkpoint_only.push_back("reference.per_move=false");
+  const ResultsFile every = run(parse_study(kStudy, "t", forced));
+  const ResultsFile sparse = run(parse_study(kStudy, "t", checkpoint_only));
+  const double eps_ld = std::numeric_limits<long double>::epsilon();
+  const double eps = std::numeric_limits<double>::epsilon();
+  ASSERT_EQ(every.experiments.size(), sparse.experiments.size());
+  for (std::size_t e = 0; e < every.experiments.size(); ++e) {
+    const auto& x = every.experiments[e];
+    const auto& y = sparse.experiments[e];
+    ASSERT_EQ(x.reference.size(), y.reference.size());
+    for (std::size_t i = 0; i < x.reference.size(); ++i) {
+      EXPECT_EQ(x.reference[i].accepted, y.reference[i].accepted);
+      EXPECT_TRUE(std::isnan(y.reference[i].ratio_condition_max));
+    }
+    EXPECT_GT(x.reference.back().accepted, 0);
+    EXPECT_LT(x.reference.back().accepted, x.reference.back().move);  // some rejected too
+    for (std::size_t s = 0; s < x.strategies.size(); ++s) {
+      for (std::size_t i = 0; i < x.strategies[s].checkpoints.size(); ++i) {
+        const auto& cx = x.strategies[s].checkpoints[i];
+        const auto& cy = y.strategies[s].checkpoints[i];
+        const double tol = 2 * eps_ld * (1 + std::abs(x.reference[i].log_det)) +
+                           2 * eps * cx.log_det_error;
+        EXPECT_NEAR(cx.log_det_error, cy.log_det_error, tol) << x.strategies[s].info.label;
+        // Each reference inverse is rounded to double entry by entry: they may
+        // differ by one rounding (eps relative), which moves the divergence by
+        // up to eps absolute.
+        EXPECT_NEAR(cx.inverse_divergence, cy.inverse_divergence, 2 * eps + 4 * eps * cx.inverse_divergence);
+        if (i > 0) {
+          EXPECT_FALSE(std::isnan(cx.ratio_error_max));
+        }
+        EXPECT_TRUE(std::isnan(cy.ratio_error_max));
+      }
+      EXPECT_TRUE(std::isnan(y.strategies[s].summary->max_ratio_error));
+    }
+  }
+}
+
+TEST_F(Runner, CheckpointOnlyReferencesNeedForcedAcceptance) {
+  try {
+    (void)parse_study(kStudy, "t", {"reference.per_move=false"});
+    FAIL() << "expected a configuration error";
+  } catch (const std::exception& error) {
+    EXPECT_NE(std::string(error.what()).find("forced"), std::string::npos) << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace slaterlab
