@@ -1,4 +1,4 @@
-#include "strategies/determinant/delayed_update.hpp"
+#include "slaterlab/strategies/determinant/delayed_update.hpp"
 
 #include <cblas.h>
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "strategies/determinant/updater_options.hpp"
+#include "slaterlab/strategies/determinant/updater_options.hpp"
 
 namespace slaterlab {
 

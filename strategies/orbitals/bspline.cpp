@@ -1,4 +1,4 @@
-#include "strategies/orbitals/bspline.hpp"
+#include "slaterlab/strategies/orbitals/bspline.hpp"
 
 #include <algorithm>
 #include <cmath>

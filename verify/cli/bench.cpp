@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "strategies/determinant/updater_options.hpp"
+#include "slaterlab/strategies/determinant/updater_options.hpp"
 
 namespace slaterlab {
 namespace {

@@ -12,7 +12,7 @@
 #include <toml++/toml.h>
 
 #include "verify/inputs/replay.hpp"
-#include "strategies/sampling/scheme.hpp"
+#include "slaterlab/strategies/sampling/scheme.hpp"
 #include "verify/inputs/suggest.hpp"
 
 namespace slaterlab {

@@ -8,8 +8,8 @@
 #include <limits>
 #include <memory>
 
-#include "reference/certified.hpp"
-#include "reference/mp.hpp"
+#include "slaterlab/reference/certified.hpp"
+#include "slaterlab/reference/mp.hpp"
 #include "verify/run/metrics.hpp"
 #include "verify/inputs/rng.hpp"
 #include "verify/run/vmc_study.hpp"

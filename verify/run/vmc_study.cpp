@@ -9,12 +9,12 @@
 #include <map>
 #include <memory>
 
-#include "reference/harmonic_trap.hpp"
-#include "strategies/orbitals/bspline.hpp"
-#include "strategies/orbitals/harmonic_oscillator.hpp"
-#include "strategies/orbitals/orbital_accuracy.hpp"
-#include "strategies/sampling/random_source.hpp"
-#include "strategies/sampling/vmc.hpp"
+#include "slaterlab/reference/harmonic_trap.hpp"
+#include "slaterlab/strategies/orbitals/bspline.hpp"
+#include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
+#include "slaterlab/strategies/orbitals/orbital_accuracy.hpp"
+#include "slaterlab/strategies/sampling/random_source.hpp"
+#include "slaterlab/strategies/sampling/vmc.hpp"
 #include "verify/inputs/rng.hpp"
 #include "verify/stats/statistics.hpp"
 
