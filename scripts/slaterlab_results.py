@@ -170,12 +170,17 @@ class Results:
                     yield name, label, strategy
 
     def experiments(self):
-        """One row per experiment: experiment (its name) and the fields of
-        EXPERIMENT_FIELDS."""
-        records = [dict({"experiment": name},
-                        **{f: _plain(g.attrs[f]) for f in EXPERIMENT_FIELDS if f in g.attrs})
-                   for name, g in self._experiment_groups()]
-        return _table(records, ("experiment",) + EXPERIMENT_FIELDS)
+        """One row per experiment: experiment (its name), the fields of
+        EXPERIMENT_FIELDS, then every other attribute of the experiments
+        (param.<key>, certified_initial.<field>, certified_final.<field>,
+        appended.<field>): "" or NaN where an experiment lacks it."""
+        groups = list(self._experiment_groups())
+        records = [dict({"experiment": name}, **{key: _plain(value)
+                                                  for key, value in g.attrs.items()})
+                   for name, g in groups]
+        others = _ordered_union([k for k in g.attrs if k not in EXPERIMENT_FIELDS]
+                                for _, g in groups)
+        return _table(records, ["experiment", *EXPERIMENT_FIELDS, *others])
 
     def experiment_names(self):
         return [name for name, _ in self._experiment_groups()]

@@ -90,6 +90,9 @@ class Reader(unittest.TestCase):
             self.assertEqual(list(experiments["experiment"]), EXPERIMENTS)
             self.assertEqual(list(experiments["n"]), [8, 8])
             self.assertEqual(list(experiments["moves"]), [24, 24])
+            # A workload parameter only small-step has: empty for gaussian.
+            self.assertEqual(experiments["param.delta"][0], "")
+            self.assertEqual(float(experiments["param.delta"][1]), 0.05)
             strategies = results.strategies()
             self.assertEqual(len(strategies), len(EXPERIMENTS) * len(LABELS))
             self.assertEqual(list(results.strategies(EXPERIMENTS[1])["label"]), LABELS)
