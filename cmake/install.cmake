@@ -46,6 +46,10 @@ foreach(library ${ARB_LIBRARY} ${FLINT_LIBRARY})
   string(REGEX REPLACE "^lib" "" file ${file})
   string(APPEND SLATERLAB_PC_LIBS " -L${dir} -l${file}")
 endforeach()
+if(SLATERLAB_SANITIZE)  # as the targets' link options
+  list(JOIN SLATERLAB_SANITIZE_FLAGS " " flags)
+  string(APPEND SLATERLAB_PC_LIBS " ${flags}")
+endif()
 # The prefix is found from the file's own place, so that --prefix at install
 # time is honoured.
 file(RELATIVE_PATH SLATERLAB_PC_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
