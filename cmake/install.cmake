@@ -13,10 +13,6 @@ include(CMakePackageConfigHelpers)
 set(SLATERLAB_EXPORTED_LIBRARIES reference determinant orbitals sampling)
 set(SLATERLAB_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/slaterlab)
 
-foreach(name IN LISTS SLATERLAB_EXPORTED_LIBRARIES)
-  # A consumer's compiler must accept the headers' C++20.
-  target_compile_features(slaterlab_${name} PUBLIC cxx_std_20)
-endforeach()
 list(TRANSFORM SLATERLAB_EXPORTED_LIBRARIES PREPEND slaterlab_ OUTPUT_VARIABLE exported_targets)
 install(TARGETS ${exported_targets} slaterlab_strategies EXPORT slaterlabTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
@@ -52,6 +48,6 @@ if(SLATERLAB_SANITIZE)  # as the targets' link options
 endif()
 # The prefix is found from the file's own place, so that --prefix at install
 # time is honoured.
-file(RELATIVE_PATH SLATERLAB_PC_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
+file(RELATIVE_PATH SLATERLAB_PC_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(${CMAKE_SOURCE_DIR}/cmake/slaterlab.pc.in ${CMAKE_BINARY_DIR}/slaterlab.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/slaterlab.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
