@@ -140,7 +140,9 @@ int main(int argc, char** argv) {
   // The references of the initial matrix.
   const ref::CertifiedLogDet certified = ref::certified_log_det(a0);
   ref::MpReference mp;
-  slaterlab::DelayedUpdate<double, double> delayed({.k = options.k});
+  slaterlab::UpdaterOptions delayed_options;  // double, no periodic recompute
+  delayed_options.k = options.k;
+  slaterlab::DelayedUpdate<double, double> delayed(delayed_options);
   try {
     mp.reset(a0);
     delayed.reset(a0);
