@@ -1,6 +1,6 @@
 // Certified log|det| and inverse by Arb ball arithmetic.
 
-#include "reference/certified.hpp"
+#include "slaterlab/reference/certified.hpp"
 
 #include <arb.h>
 #include <arb_mat.h>

@@ -1,4 +1,4 @@
-#include "reference/harmonic_trap.hpp"
+#include "slaterlab/reference/harmonic_trap.hpp"
 
 #include <algorithm>
 #include <cmath>

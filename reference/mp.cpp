@@ -1,13 +1,13 @@
 // Input validation, digit dispatch and the MpReference protocol. Free of
 // multiprecision types: the numerics are in mp_kernels.cpp.
 
-#include "reference/mp.hpp"
+#include "slaterlab/reference/mp.hpp"
 
 #include <cmath>
 #include <string>
 #include <utility>
 
-#include "reference/mp_engine.hpp"
+#include "slaterlab/reference/mp_engine.hpp"
 
 namespace slaterlab::reference {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "reference/mp.hpp"
+#include "slaterlab/reference/mp.hpp"
 
 namespace slaterlab::reference::detail {
 

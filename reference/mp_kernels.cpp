@@ -12,7 +12,7 @@
 #include <string>
 #include <type_traits>
 
-#include "reference/mp_engine.hpp"
+#include "slaterlab/reference/mp_engine.hpp"
 
 namespace slaterlab::reference::detail {
 namespace {

@@ -8,7 +8,9 @@ that the code keeps to it:
   - every source lives in a folder, and includes from verify/ only its own
     folder or a folder it links (never one above it);
   - no include cycle between modules (x.hpp and x.cpp are one module), also
-    inside a folder.
+    inside a folder;
+  - the library headers (reference/, strategies/) are included as
+    "slaterlab/<folder>/...", the path they are installed under, everywhere.
 Prints each violation, naming the file and the offending include, and exits
 with 1; exits with 0 and one summary line when the layering holds.
 Usage: scripts/check-layering.py [REPO_ROOT]
@@ -23,7 +25,10 @@ import tempfile
 
 LIBRARY = re.compile(r"slaterlab_verify_library\(\s*(\w+)\s+LINKS([^)]*)\)")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(verify/[^"]+)"', re.MULTILINE)
+LIBRARY_INCLUDE = re.compile(r'^\s*#\s*include\s+["<]((?:reference|strategies)/[^">]+)[">]',
+                             re.MULTILINE)
 SOURCE_SUFFIXES = {".hpp", ".cpp", ".in"}
+CODE_FOLDERS = ("reference", "strategies", "verify", "tests", "examples")
 
 
 def folder_links(cmake_file):
@@ -104,7 +109,20 @@ def check(root):
                 modules.setdefault(module(rel), set()).add(module(include))
     for cycle in cycles(modules):
         problems.append("include cycle between modules: " + " -> ".join(cycle))
-    return problems, len(sources), links
+    return problems + library_include_problems(root), len(sources), links
+
+
+def library_include_problems(root):
+    """Library headers included by their source path instead of the installed
+    one: such a header compiles in the tree but not for a consumer."""
+    problems = []
+    for folder in CODE_FOLDERS:
+        for source in sorted((root / folder).rglob("*")):
+            if source.suffix in SOURCE_SUFFIXES:
+                for include in LIBRARY_INCLUDE.findall(source.read_text()):
+                    problems.append(f'{source.relative_to(root).as_posix()}: #include "{include}" '
+                                    f'must be "slaterlab/{include}", as installed')
+    return problems
 
 
 def self_test(root):
@@ -116,6 +134,8 @@ def self_test(root):
         "upward include": ("run/metrics.hpp", '#include "verify/cli/bench.hpp"\n', "goes from run/ to cli/"),
         "module cycle": ("stats/statistics.hpp", '#include "verify/stats/other.hpp"\n', "include cycle"),
         "stray source": ("stray.cpp", "", "not in a folder"),
+        "library source path": ("run/metrics.cpp", '#include "strategies/determinant/precision.hpp"\n',
+                                'must be "slaterlab/strategies/determinant/precision.hpp"'),
         "link cycle": ("CMakeLists.txt", "slaterlab_verify_library(stats LINKS slaterlab_cli)\n",
                        "links form a cycle"),
     }

@@ -14,7 +14,7 @@ energy minus the exact E(alpha) with its error bar (one standard error);
 files without VMC runs get no such plot.
 
 Usage: scripts/plot.py results.h5 -o plots/
-Needs h5py, NumPy and Matplotlib (Debian: python3-h5py python3-matplotlib).
+Reads the file through slaterlab_results.py. Needs h5py, NumPy and Matplotlib (Debian: python3-h5py python3-matplotlib).
 Exit codes: 0 written, 2 bad input (missing or invalid file, unwritable DIR).
 """
 
@@ -23,8 +23,9 @@ import os
 import re
 import sys
 
-import h5py
 import numpy as np
+
+import slaterlab_results  # the results file's schema, read in one place (beside this script)
 
 import matplotlib
 matplotlib.use("Agg")  # files only, no display
@@ -36,32 +37,23 @@ class BadInput(Exception):
 
 
 def read_results(path, wanted):
-    """Experiments and finished VMC runs of a results file, as plain dicts."""
-    if not os.path.isfile(path):
-        raise BadInput(f"cannot read {path}: no such file")
+    """Experiments (name, n, each strategy's label and checkpoint rows) and
+    finished VMC runs (name, energy, error, exact energy) of a results file."""
     try:
-        f = h5py.File(path, "r")
-    except OSError as error:
-        raise BadInput(f"cannot read {path}: not a readable HDF5 file ({error})")
-    with f:
-        if "schema_version" not in f.attrs:
-            raise BadInput(f"cannot read {path}: not a slaterlab results file")
-        experiments = []
-        for name, group in f["experiments"].items() if "experiments" in f else []:
-            if wanted and name not in wanted:
-                continue
-            strategies = [{"label": label,
-                           "rows": s["checkpoints"][:] if "checkpoints" in s else None}
-                          for label, s in group["strategies"].items()]
-            experiments.append({"name": name, "n": int(group.attrs.get("n", 0)),
-                                "strategies": strategies})
-        runs = []
-        for name, run in f["vmc"].items() if "vmc" in f and not wanted else []:
-            if "summary_keys" not in run.attrs:  # not finished
-                continue
-            runs.append({"name": name, "energy": float(run.attrs["energy"]),
-                         "error": float(run.attrs["error"]),
-                         "exact": float(run.attrs["exact_energy"])})
+        with slaterlab_results.open_results(path) as results:
+            table = results.experiments()
+            table = table[np.isin(table["experiment"], wanted)] if wanted else table
+            experiments = []
+            for name, n in zip(table["experiment"], table["n"]):
+                strategies = [{"label": str(label), "rows": results.checkpoints(name, label)}
+                              for label in results.strategies(name)["label"]]
+                experiments.append({"name": str(name), "n": int(n), "strategies": strategies})
+            runs = [] if wanted else [{"name": str(r["run"]), "energy": float(r["energy"]),
+                                       "error": float(r["error"]),
+                                       "exact": float(r["exact_energy"])}
+                                      for r in results.vmc_runs()]
+    except slaterlab_results.ResultsError as error:
+        raise BadInput(str(error))
     missing = set(wanted) - {e["name"] for e in experiments}
     if missing:
         raise BadInput(f"{path} has no experiment named {', '.join(sorted(missing))}")

@@ -1,4 +1,4 @@
-#include "strategies/cuda/device.hpp"
+#include "slaterlab/strategies/cuda/device.hpp"
 
 #include <algorithm>
 

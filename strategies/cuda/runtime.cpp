@@ -1,4 +1,4 @@
-#include "strategies/cuda/runtime.hpp"
+#include "slaterlab/strategies/cuda/runtime.hpp"
 
 #include <stdexcept>
 #include <string>

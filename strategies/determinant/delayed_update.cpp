@@ -1,6 +1,6 @@
-#include "strategies/determinant/delayed_update.hpp"
+#include "slaterlab/strategies/determinant/delayed_update.hpp"
 
-#include "strategies/determinant/delayed_window.hpp"
+#include "slaterlab/strategies/determinant/delayed_window.hpp"
 
 #include <cblas.h>
 

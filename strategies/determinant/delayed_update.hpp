@@ -98,8 +98,8 @@
 #include <memory>
 #include <vector>
 
-#include "strategies/determinant/linalg.hpp"
-#include "strategies/determinant/updater_base.hpp"
+#include "slaterlab/strategies/determinant/linalg.hpp"
+#include "slaterlab/strategies/determinant/updater_base.hpp"
 
 namespace slaterlab {
 

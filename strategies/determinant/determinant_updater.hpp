@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "strategies/determinant/precision.hpp"
+#include "slaterlab/strategies/determinant/precision.hpp"
 
 namespace slaterlab {
 

@@ -2,14 +2,14 @@
 #include <functional>
 #include <stdexcept>
 
-#include "strategies/cuda/device.hpp"
-#include "strategies/determinant/cuda/delayed_cuda.hpp"
-#include "strategies/determinant/delayed_update.hpp"
-#include "strategies/determinant/qr_givens.hpp"
-#include "strategies/determinant/recompute.hpp"
-#include "strategies/determinant/sherman_morrison.hpp"
-#include "strategies/determinant/splitting.hpp"
-#include "strategies/determinant/updater_options.hpp"
+#include "slaterlab/strategies/cuda/device.hpp"
+#include "slaterlab/strategies/determinant/cuda/delayed_cuda.hpp"
+#include "slaterlab/strategies/determinant/delayed_update.hpp"
+#include "slaterlab/strategies/determinant/qr_givens.hpp"
+#include "slaterlab/strategies/determinant/recompute.hpp"
+#include "slaterlab/strategies/determinant/sherman_morrison.hpp"
+#include "slaterlab/strategies/determinant/splitting.hpp"
+#include "slaterlab/strategies/determinant/updater_options.hpp"
 
 namespace slaterlab {
 namespace {

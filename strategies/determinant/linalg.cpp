@@ -1,4 +1,4 @@
-#include "strategies/determinant/linalg.hpp"
+#include "slaterlab/strategies/determinant/linalg.hpp"
 
 #include <cblas.h>
 

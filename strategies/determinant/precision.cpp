@@ -1,4 +1,4 @@
-#include "strategies/determinant/precision.hpp"
+#include "slaterlab/strategies/determinant/precision.hpp"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "strategies/determinant/qr_givens.hpp"
+#include "slaterlab/strategies/determinant/qr_givens.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -49,8 +49,8 @@
 #include <string>
 #include <vector>
 
-#include "strategies/determinant/linalg.hpp"
-#include "strategies/determinant/updater_base.hpp"
+#include "slaterlab/strategies/determinant/linalg.hpp"
+#include "slaterlab/strategies/determinant/updater_base.hpp"
 
 namespace slaterlab {
 

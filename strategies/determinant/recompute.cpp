@@ -1,4 +1,4 @@
-#include "strategies/determinant/recompute.hpp"
+#include "slaterlab/strategies/determinant/recompute.hpp"
 
 #include <cmath>
 #include <limits>

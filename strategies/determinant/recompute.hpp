@@ -5,8 +5,8 @@
 // so it cannot drift. Its maintained inverse is formed on request, from a
 // fresh LU of the current matrix.
 
-#include "strategies/determinant/linalg.hpp"
-#include "strategies/determinant/updater_base.hpp"
+#include "slaterlab/strategies/determinant/linalg.hpp"
+#include "slaterlab/strategies/determinant/updater_base.hpp"
 
 namespace slaterlab {
 

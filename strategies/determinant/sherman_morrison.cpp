@@ -1,4 +1,4 @@
-#include "strategies/determinant/sherman_morrison.hpp"
+#include "slaterlab/strategies/determinant/sherman_morrison.hpp"
 
 #include <cmath>
 

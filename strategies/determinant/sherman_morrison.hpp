@@ -15,8 +15,8 @@
 // float) the inversions run in double and the ratio's dot product is
 // accumulated in double; the O(N^2) update stays in float.
 
-#include "strategies/determinant/linalg.hpp"
-#include "strategies/determinant/updater_base.hpp"
+#include "slaterlab/strategies/determinant/linalg.hpp"
+#include "slaterlab/strategies/determinant/updater_base.hpp"
 
 namespace slaterlab {
 

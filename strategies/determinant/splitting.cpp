@@ -1,4 +1,4 @@
-#include "strategies/determinant/splitting.hpp"
+#include "slaterlab/strategies/determinant/splitting.hpp"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "strategies/determinant/updater_base.hpp"
+#include "slaterlab/strategies/determinant/updater_base.hpp"
 
 #include <cmath>
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "strategies/determinant/determinant_updater.hpp"
+#include "slaterlab/strategies/determinant/determinant_updater.hpp"
 
 namespace slaterlab {
 

@@ -1,6 +1,6 @@
-#include "strategies/orbitals/bspline.hpp"
+#include "slaterlab/strategies/orbitals/bspline.hpp"
 
-#include "strategies/orbitals/bspline_weights.hpp"
+#include "slaterlab/strategies/orbitals/bspline_weights.hpp"
 
 #include <algorithm>
 #include <cmath>

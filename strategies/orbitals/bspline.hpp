@@ -62,8 +62,8 @@
 // VGL use the same arithmetic in the same order (equal bit for bit here),
 // though FMA contraction could in principle differ between the two kernels.
 
-#include "strategies/orbitals/harmonic_oscillator.hpp"
-#include "strategies/orbitals/orbital_set.hpp"
+#include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
+#include "slaterlab/strategies/orbitals/orbital_set.hpp"
 
 #include <cstddef>
 #include <cstdint>

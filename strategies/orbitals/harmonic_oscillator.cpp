@@ -1,4 +1,4 @@
-#include "strategies/orbitals/harmonic_oscillator.hpp"
+#include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
 
 #include <cmath>
 #include <numbers>

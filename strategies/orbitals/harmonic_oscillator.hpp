@@ -32,7 +32,7 @@
 // of the last shell in the order above (a valid, but arbitrary, choice among
 // degenerate ground states).
 
-#include "strategies/orbitals/orbital_set.hpp"
+#include "slaterlab/strategies/orbitals/orbital_set.hpp"
 
 #include <array>
 #include <vector>

@@ -1,6 +1,6 @@
-#include "strategies/orbitals/orbital_accuracy.hpp"
+#include "slaterlab/strategies/orbitals/orbital_accuracy.hpp"
 
-#include "strategies/orbitals/bspline.hpp"
+#include "slaterlab/strategies/orbitals/bspline.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -13,7 +13,7 @@
 // the way Boost.Math reports accuracy. RMS is over every entry (N orbitals x
 // M samples, x3 components for the gradient).
 
-#include "strategies/orbitals/orbital_set.hpp"
+#include "slaterlab/strategies/orbitals/orbital_set.hpp"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "strategies/sampling/local_energy.hpp"
+#include "slaterlab/strategies/sampling/local_energy.hpp"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "strategies/sampling/scheme.hpp"
+#include "slaterlab/strategies/sampling/scheme.hpp"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "strategies/sampling/step_tuner.hpp"
+#include "slaterlab/strategies/sampling/step_tuner.hpp"
 
 #include <algorithm>
 #include <cmath>

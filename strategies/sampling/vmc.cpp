@@ -1,4 +1,4 @@
-#include "strategies/sampling/vmc.hpp"
+#include "slaterlab/strategies/sampling/vmc.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "strategies/sampling/walker.hpp"
+#include "slaterlab/strategies/sampling/walker.hpp"
 
 namespace slaterlab {
 namespace {

@@ -33,11 +33,11 @@
 #include <string>
 #include <vector>
 
-#include "strategies/determinant/updater_options.hpp"
-#include "strategies/orbitals/orbital_set.hpp"
-#include "strategies/sampling/random_source.hpp"
-#include "strategies/sampling/scheme.hpp"
-#include "strategies/sampling/step_tuner.hpp"
+#include "slaterlab/strategies/determinant/updater_options.hpp"
+#include "slaterlab/strategies/orbitals/orbital_set.hpp"
+#include "slaterlab/strategies/sampling/random_source.hpp"
+#include "slaterlab/strategies/sampling/scheme.hpp"
+#include "slaterlab/strategies/sampling/step_tuner.hpp"
 
 namespace slaterlab {
 

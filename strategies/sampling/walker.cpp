@@ -1,10 +1,10 @@
-#include "strategies/sampling/walker.hpp"
+#include "slaterlab/strategies/sampling/walker.hpp"
 
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-#include "strategies/sampling/local_energy.hpp"
+#include "slaterlab/strategies/sampling/local_energy.hpp"
 
 namespace slaterlab {
 

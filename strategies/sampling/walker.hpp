@@ -36,10 +36,10 @@
 #include <memory>
 #include <vector>
 
-#include "strategies/determinant/determinant_updater.hpp"
-#include "strategies/orbitals/orbital_set.hpp"
-#include "strategies/sampling/random_source.hpp"
-#include "strategies/sampling/scheme.hpp"
+#include "slaterlab/strategies/determinant/determinant_updater.hpp"
+#include "slaterlab/strategies/orbitals/orbital_set.hpp"
+#include "slaterlab/strategies/sampling/random_source.hpp"
+#include "slaterlab/strategies/sampling/scheme.hpp"
 
 namespace slaterlab {
 

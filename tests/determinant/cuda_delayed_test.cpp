@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "strategies/cuda/device.hpp"
-#include "strategies/determinant/linalg.hpp"
-#include "strategies/determinant/updater_options.hpp"
+#include "slaterlab/strategies/cuda/device.hpp"
+#include "slaterlab/strategies/determinant/linalg.hpp"
+#include "slaterlab/strategies/determinant/updater_options.hpp"
 #include "tests/determinant/update_test_support.hpp"
 
 namespace slaterlab {

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "strategies/determinant/qr_givens.hpp"
+#include "slaterlab/strategies/determinant/qr_givens.hpp"
 #include "verify/run/strategy_properties.hpp"
-#include "strategies/determinant/updater_options.hpp"
+#include "slaterlab/strategies/determinant/updater_options.hpp"
 
 namespace slaterlab {
 namespace {

@@ -27,9 +27,9 @@
 #include <utility>
 #include <vector>
 
-#include "strategies/determinant/linalg.hpp"
-#include "strategies/determinant/splitting.hpp"
-#include "strategies/determinant/updater_options.hpp"
+#include "slaterlab/strategies/determinant/linalg.hpp"
+#include "slaterlab/strategies/determinant/splitting.hpp"
+#include "slaterlab/strategies/determinant/updater_options.hpp"
 #include "tests/determinant/update_test_support.hpp"
 
 namespace slaterlab {

@@ -59,8 +59,8 @@
 #include <utility>
 #include <vector>
 
-#include "strategies/determinant/determinant_updater.hpp"
-#include "strategies/determinant/updater_options.hpp"
+#include "slaterlab/strategies/determinant/determinant_updater.hpp"
+#include "slaterlab/strategies/determinant/updater_options.hpp"
 
 namespace slaterlab::testing {
 

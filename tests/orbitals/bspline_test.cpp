@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "strategies/orbitals/bspline.hpp"
-#include "strategies/orbitals/harmonic_oscillator.hpp"
+#include "slaterlab/strategies/orbitals/bspline.hpp"
+#include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
 
 namespace slaterlab {
 namespace {

@@ -37,11 +37,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "strategies/cuda/device.hpp"
-#include "strategies/orbitals/bspline.hpp"
-#include "strategies/orbitals/bspline_weights.hpp"
-#include "strategies/orbitals/cuda/device_orbitals.hpp"
-#include "strategies/orbitals/harmonic_oscillator.hpp"
+#include "slaterlab/strategies/cuda/device.hpp"
+#include "slaterlab/strategies/orbitals/bspline.hpp"
+#include "slaterlab/strategies/orbitals/bspline_weights.hpp"
+#include "slaterlab/strategies/orbitals/cuda/device_orbitals.hpp"
+#include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
 
 namespace slaterlab {
 namespace {

@@ -23,7 +23,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "strategies/orbitals/harmonic_oscillator.hpp"
+#include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
 
 namespace slaterlab {
 namespace {

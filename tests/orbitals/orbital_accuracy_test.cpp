@@ -13,9 +13,9 @@
 #include <random>
 #include <stdexcept>
 
-#include "strategies/orbitals/bspline.hpp"
-#include "strategies/orbitals/harmonic_oscillator.hpp"
-#include "strategies/orbitals/orbital_accuracy.hpp"
+#include "slaterlab/strategies/orbitals/bspline.hpp"
+#include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
+#include "slaterlab/strategies/orbitals/orbital_accuracy.hpp"
 
 namespace slaterlab {
 namespace {

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "reference/certified.hpp"
-#include "reference/mp.hpp"
+#include "slaterlab/reference/certified.hpp"
+#include "slaterlab/reference/mp.hpp"
 #include "tests/reference/reference_test_support.hpp"
 
 namespace slaterlab::reference {

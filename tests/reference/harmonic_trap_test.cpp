@@ -27,7 +27,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "reference/harmonic_trap.hpp"
+#include "slaterlab/reference/harmonic_trap.hpp"
 
 namespace slaterlab::reference {
 namespace {

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "reference/mp.hpp"
+#include "slaterlab/reference/mp.hpp"
 #include "tests/reference/reference_test_support.hpp"
 
 namespace slaterlab::reference {

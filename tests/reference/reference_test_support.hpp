@@ -25,7 +25,7 @@
 #include <limits>
 #include <vector>
 
-#include "reference/mp.hpp"
+#include "slaterlab/reference/mp.hpp"
 
 namespace slaterlab::testing {
 

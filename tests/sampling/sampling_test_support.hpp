@@ -11,10 +11,10 @@
 #include <memory>
 #include <vector>
 
-#include "reference/harmonic_trap.hpp"
-#include "strategies/determinant/determinant_updater.hpp"
-#include "strategies/sampling/random_source.hpp"
-#include "strategies/sampling/vmc.hpp"
+#include "slaterlab/reference/harmonic_trap.hpp"
+#include "slaterlab/strategies/determinant/determinant_updater.hpp"
+#include "slaterlab/strategies/sampling/random_source.hpp"
+#include "slaterlab/strategies/sampling/vmc.hpp"
 #include "verify/inputs/rng.hpp"
 
 namespace slaterlab::testing {

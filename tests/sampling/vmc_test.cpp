@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "reference/harmonic_trap.hpp"
+#include "slaterlab/reference/harmonic_trap.hpp"
 #include "sampling_test_support.hpp"
-#include "strategies/orbitals/harmonic_oscillator.hpp"
-#include "strategies/sampling/step_tuner.hpp"
-#include "strategies/sampling/vmc.hpp"
-#include "strategies/sampling/walker.hpp"
+#include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
+#include "slaterlab/strategies/sampling/step_tuner.hpp"
+#include "slaterlab/strategies/sampling/vmc.hpp"
+#include "slaterlab/strategies/sampling/walker.hpp"
 
 namespace slaterlab {
 namespace {

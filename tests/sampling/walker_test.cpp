@@ -28,12 +28,12 @@
 #include <string>
 #include <vector>
 
-#include "reference/harmonic_trap.hpp"
+#include "slaterlab/reference/harmonic_trap.hpp"
 #include "sampling_test_support.hpp"
-#include "strategies/determinant/updater_options.hpp"
-#include "strategies/orbitals/harmonic_oscillator.hpp"
-#include "strategies/sampling/local_energy.hpp"
-#include "strategies/sampling/walker.hpp"
+#include "slaterlab/strategies/determinant/updater_options.hpp"
+#include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
+#include "slaterlab/strategies/sampling/local_energy.hpp"
+#include "slaterlab/strategies/sampling/walker.hpp"
 
 namespace slaterlab {
 namespace {

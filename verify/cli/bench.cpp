@@ -16,12 +16,12 @@
 #include <tuple>
 #include <vector>
 
-#include "reference/certified.hpp"
-#include "reference/mp.hpp"
-#include "strategies/determinant/linalg.hpp"
-#include "strategies/determinant/updater_options.hpp"
-#include "strategies/orbitals/bspline.hpp"
-#include "strategies/orbitals/harmonic_oscillator.hpp"
+#include "slaterlab/reference/certified.hpp"
+#include "slaterlab/reference/mp.hpp"
+#include "slaterlab/strategies/determinant/linalg.hpp"
+#include "slaterlab/strategies/determinant/updater_options.hpp"
+#include "slaterlab/strategies/orbitals/bspline.hpp"
+#include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
 #include "verify/cli/bench_orbitals.hpp"
 
 namespace slaterlab {

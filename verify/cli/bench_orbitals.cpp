@@ -9,9 +9,9 @@
 #include <string>
 #include <utility>
 
-#include "strategies/orbitals/bspline.hpp"
-#include "strategies/orbitals/cuda/device_orbitals.hpp"
-#include "strategies/orbitals/harmonic_oscillator.hpp"
+#include "slaterlab/strategies/orbitals/bspline.hpp"
+#include "slaterlab/strategies/orbitals/cuda/device_orbitals.hpp"
+#include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
 
 namespace slaterlab {
 namespace {

@@ -12,8 +12,8 @@
 #include <toml++/toml.h>
 
 #include "verify/inputs/replay.hpp"
-#include "strategies/sampling/scheme.hpp"
-#include "strategies/orbitals/cuda/device_orbitals.hpp"
+#include "slaterlab/strategies/sampling/scheme.hpp"
+#include "slaterlab/strategies/orbitals/cuda/device_orbitals.hpp"
 #include "verify/inputs/suggest.hpp"
 
 namespace slaterlab {

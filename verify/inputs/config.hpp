@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "strategies/determinant/updater_options.hpp"
+#include "slaterlab/strategies/determinant/updater_options.hpp"
 #include "verify/inputs/workload.hpp"
 
 namespace slaterlab {

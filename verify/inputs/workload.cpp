@@ -15,7 +15,7 @@
 #include <Eigen/Householder>
 #include <Eigen/QR>
 
-#include "strategies/orbitals/harmonic_oscillator.hpp"
+#include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
 #include "verify/inputs/replay.hpp"
 
 namespace slaterlab {

@@ -9,7 +9,7 @@
 
 #include <Eigen/Core>
 
-#include "strategies/determinant/determinant_updater.hpp"
+#include "slaterlab/strategies/determinant/determinant_updater.hpp"
 
 namespace slaterlab {
 

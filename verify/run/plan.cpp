@@ -12,7 +12,7 @@
 #include <map>
 #include <sstream>
 
-#include "strategies/orbitals/bspline.hpp"
+#include "slaterlab/strategies/orbitals/bspline.hpp"
 #include "verify/inputs/workload.hpp"
 
 namespace slaterlab {

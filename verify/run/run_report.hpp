@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "strategies/sampling/vmc.hpp"
+#include "slaterlab/strategies/sampling/vmc.hpp"
 
 namespace slaterlab {
 

@@ -8,10 +8,10 @@
 #include <limits>
 #include <memory>
 
-#include "reference/certified.hpp"
-#include "reference/mp.hpp"
-#include "strategies/determinant/delayed_update.hpp"
-#include "strategies/determinant/precision.hpp"
+#include "slaterlab/reference/certified.hpp"
+#include "slaterlab/reference/mp.hpp"
+#include "slaterlab/strategies/determinant/delayed_update.hpp"
+#include "slaterlab/strategies/determinant/precision.hpp"
 #include "verify/run/metrics.hpp"
 #include "verify/inputs/rng.hpp"
 #include "verify/run/vmc_study.hpp"

@@ -106,7 +106,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "strategies/determinant/delayed_update.hpp"
+#include "slaterlab/strategies/determinant/delayed_update.hpp"
 #include "verify/inputs/suggest.hpp"
 
 namespace slaterlab {

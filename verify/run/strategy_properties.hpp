@@ -43,7 +43,7 @@
 #include <string_view>
 #include <vector>
 
-#include "strategies/determinant/updater_options.hpp"
+#include "slaterlab/strategies/determinant/updater_options.hpp"
 
 namespace slaterlab {
 

@@ -10,13 +10,13 @@
 #include <memory>
 #include <optional>
 
-#include "reference/harmonic_trap.hpp"
-#include "strategies/orbitals/bspline.hpp"
-#include "strategies/orbitals/cuda/device_orbitals.hpp"
-#include "strategies/orbitals/harmonic_oscillator.hpp"
-#include "strategies/orbitals/orbital_accuracy.hpp"
-#include "strategies/sampling/random_source.hpp"
-#include "strategies/sampling/vmc.hpp"
+#include "slaterlab/reference/harmonic_trap.hpp"
+#include "slaterlab/strategies/orbitals/bspline.hpp"
+#include "slaterlab/strategies/orbitals/cuda/device_orbitals.hpp"
+#include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
+#include "slaterlab/strategies/orbitals/orbital_accuracy.hpp"
+#include "slaterlab/strategies/sampling/random_source.hpp"
+#include "slaterlab/strategies/sampling/vmc.hpp"
 #include "verify/inputs/rng.hpp"
 #include "verify/stats/statistics.hpp"
 

@@ -1,11 +1,11 @@
-#include "strategies/determinant/cuda/delayed_cuda.hpp"
+#include "slaterlab/strategies/determinant/cuda/delayed_cuda.hpp"
 
 #include <stdexcept>
 
-#include "strategies/cuda/device.hpp"
+#include "slaterlab/strategies/cuda/device.hpp"
 
 #if SLATERLAB_WITH_CUDA
-#include "strategies/determinant/cuda/delayed_cuda_update.hpp"
+#include "slaterlab/strategies/determinant/cuda/delayed_cuda_update.hpp"
 #endif
 
 namespace slaterlab {

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "strategies/determinant/updater_options.hpp"
+#include "slaterlab/strategies/determinant/updater_options.hpp"
 
 namespace slaterlab {
 

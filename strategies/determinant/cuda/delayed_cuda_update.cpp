@@ -1,11 +1,11 @@
-#include "strategies/determinant/cuda/delayed_cuda_update.hpp"
+#include "slaterlab/strategies/determinant/cuda/delayed_cuda_update.hpp"
 
 #include <cmath>
 #include <type_traits>
 
-#include "strategies/determinant/cuda/delayed_kernels.hpp"
-#include "strategies/determinant/delayed_update.hpp"
-#include "strategies/determinant/delayed_window.hpp"
+#include "slaterlab/strategies/determinant/cuda/delayed_kernels.hpp"
+#include "slaterlab/strategies/determinant/delayed_update.hpp"
+#include "slaterlab/strategies/determinant/delayed_window.hpp"
 
 namespace slaterlab {
 

@@ -32,10 +32,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "strategies/cuda/runtime.hpp"
-#include "strategies/determinant/delayed_update.hpp"
-#include "strategies/determinant/linalg.hpp"
-#include "strategies/determinant/updater_base.hpp"
+#include "slaterlab/strategies/cuda/runtime.hpp"
+#include "slaterlab/strategies/determinant/delayed_update.hpp"
+#include "slaterlab/strategies/determinant/linalg.hpp"
+#include "slaterlab/strategies/determinant/updater_base.hpp"
 
 namespace slaterlab {
 

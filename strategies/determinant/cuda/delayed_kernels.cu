@@ -1,8 +1,8 @@
-#include "strategies/determinant/cuda/delayed_kernels.hpp"
+#include "slaterlab/strategies/determinant/cuda/delayed_kernels.hpp"
 
 #include <cuda_runtime.h>
 
-#include "strategies/cuda/runtime.hpp"
+#include "slaterlab/strategies/cuda/runtime.hpp"
 
 namespace slaterlab::cuda {
 namespace {

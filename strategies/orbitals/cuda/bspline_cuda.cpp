@@ -1,10 +1,10 @@
-#include "strategies/orbitals/cuda/bspline_cuda.hpp"
+#include "slaterlab/strategies/orbitals/cuda/bspline_cuda.hpp"
 
 #include <cmath>
 #include <stdexcept>
 #include <type_traits>
 
-#include "strategies/orbitals/cuda/bspline_kernels.hpp"
+#include "slaterlab/strategies/orbitals/cuda/bspline_kernels.hpp"
 
 namespace slaterlab {
 

@@ -20,8 +20,8 @@
 #include <memory>
 #include <mutex>
 
-#include "strategies/cuda/runtime.hpp"
-#include "strategies/orbitals/bspline.hpp"
+#include "slaterlab/strategies/cuda/runtime.hpp"
+#include "slaterlab/strategies/orbitals/bspline.hpp"
 
 namespace slaterlab {
 

@@ -1,9 +1,9 @@
-#include "strategies/orbitals/cuda/bspline_kernels.hpp"
+#include "slaterlab/strategies/orbitals/cuda/bspline_kernels.hpp"
 
 #include <cuda_runtime.h>
 
-#include "strategies/cuda/runtime.hpp"
-#include "strategies/orbitals/bspline_weights.hpp"
+#include "slaterlab/strategies/cuda/runtime.hpp"
+#include "slaterlab/strategies/orbitals/bspline_weights.hpp"
 
 namespace slaterlab::cuda {
 namespace {

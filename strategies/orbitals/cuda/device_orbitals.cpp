@@ -1,11 +1,11 @@
-#include "strategies/orbitals/cuda/device_orbitals.hpp"
+#include "slaterlab/strategies/orbitals/cuda/device_orbitals.hpp"
 
 #include <stdexcept>
 
-#include "strategies/cuda/device.hpp"
+#include "slaterlab/strategies/cuda/device.hpp"
 
 #if SLATERLAB_WITH_CUDA
-#include "strategies/orbitals/cuda/bspline_cuda.hpp"
+#include "slaterlab/strategies/orbitals/cuda/bspline_cuda.hpp"
 #endif
 
 namespace slaterlab {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "strategies/orbitals/bspline.hpp"
+#include "slaterlab/strategies/orbitals/bspline.hpp"
 
 namespace slaterlab {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "tests/verify/scratch_test.hpp"
-#include "strategies/cuda/device.hpp"
+#include "slaterlab/strategies/cuda/device.hpp"
 
 namespace {
 

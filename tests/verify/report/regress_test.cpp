@@ -24,7 +24,7 @@
 #include <map>
 #include <sstream>
 
-#include "strategies/determinant/updater_options.hpp"
+#include "slaterlab/strategies/determinant/updater_options.hpp"
 #include "verify/inputs/config.hpp"
 
 #include <Eigen/LU>
