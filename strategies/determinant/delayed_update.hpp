@@ -68,9 +68,10 @@
 // flushes and guard_flushes()) and the move opens a new window against the
 // flushed inverse (B = [rho'], rho' the move's ratio recomputed from it,
 // G = g). Every window, and every ratio read through it, thus stays within
-// kGrowthFactor sqrt(K) of what Sherman-Morrison commits on the same moves;
-// healthy walks keep their full windows (README "Delayed updates: the growth
-// guard").
+// kGrowthFactor sqrt(K) of what Sherman-Morrison commits on the same moves.
+// Short healthy walks keep their full windows; long all-accepted iid walks
+// flush after ~22 moves at N = 1024, K = 256, which limits the speed-up
+// (README "Delayed updates" and "Benchmarks").
 //
 // Flush (after K accepted moves, on flush(), or by the guard): two BLAS-3
 // GEMMs,
