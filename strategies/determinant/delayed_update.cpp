@@ -76,7 +76,7 @@ DelayedVariant parse_delayed_variant(const std::string& text) {
 
 template <class Storage, class Look>
 DelayedUpdate<Storage, Look>::DelayedUpdate(UpdaterOptions options)
-    : UpdaterBase(std::move(options)), variant_(parse_delayed_variant(this->options().variant)) {}
+    : DelayedWindowUpdater(std::move(options)), variant_(parse_delayed_variant(this->options().variant)) {}
 
 template <class Storage, class Look>
 std::string DelayedUpdate<Storage, Look>::label() const {
@@ -117,9 +117,7 @@ void DelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
     flush_work_.z_store.setZero(n, kmax);
     flush_work_.columns_store.setZero(n, kmax);
   }
-  proposal_open_ = false;
-  guard_flushes_ = 0;
-  m_ = 0;
+  restart_protocol();
   refactorise();
   mutable_counters().recomputes = 0;  // the initial factorisation is not a recompute
 }
@@ -239,12 +237,6 @@ void DelayedUpdate<Storage, Look>::accept() {
 }
 
 template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::guard_flush() {
-  apply_window();
-  ++guard_flushes_;
-}
-
-template <class Storage, class Look>
 bool DelayedUpdate<Storage, Look>::reopen_window(Eigen::Index k) {
   row_ = ainvt_.col(k).template cast<Look>();
   const Look fresh = row_.dot(column_);
@@ -332,25 +324,6 @@ bool DelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot, dou
   growth_sum_ += step_growth;
   ++m_;
   return true;
-}
-
-template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::reject() {
-  drop_pending();
-  proposal_open_ = false;
-}
-
-template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::flush() {
-  if (proposal_open_) throw ProtocolError("flush: a ratio() is waiting for accept/reject");
-  if (m_ > 0) apply_window();
-}
-
-template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::apply_window() {
-  correct(ainvt_, flush_work_);
-  close_window();
-  ++mutable_counters().flushes;
 }
 
 template <class Storage, class Look>

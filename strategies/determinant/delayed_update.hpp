@@ -99,8 +99,8 @@
 #include <memory>
 #include <vector>
 
+#include "slaterlab/strategies/determinant/delayed_window.hpp"
 #include "slaterlab/strategies/determinant/linalg.hpp"
-#include "slaterlab/strategies/determinant/updater_base.hpp"
 
 namespace slaterlab {
 
@@ -111,7 +111,7 @@ enum class DelayedVariant { incremental, naive };
 DelayedVariant parse_delayed_variant(const std::string& text);
 
 template <class Storage, class Look>
-class DelayedUpdate final : public UpdaterBase {
+class DelayedUpdate final : public DelayedWindowUpdater {
  public:
   explicit DelayedUpdate(UpdaterOptions options);
 
@@ -120,16 +120,10 @@ class DelayedUpdate final : public UpdaterBase {
   void reset(const Eigen::MatrixXd& a) override;
   Ratio ratio(Eigen::Index k, const Eigen::VectorXd& new_column) override;
   void accept() override;
-  void reject() override;
-  void flush() override;
   LogDet log_det() const override { return log_det_; }
   MaintainedState maintained() const override;
 
   DelayedVariant variant() const { return variant_; }
-  /// Accepted moves waiting in the window (0 right after a flush).
-  Eigen::Index pending_moves() const { return m_; }
-  /// Flushes forced by the growth guard since reset() (also in flushes).
-  std::int64_t guard_flushes() const { return guard_flushes_; }
 
   /// A window of m moves may grow while its growth G stays within
   /// kGrowthFactor * sqrt(m) of the sum of its moves' own growths (file
@@ -153,8 +147,8 @@ class DelayedUpdate final : public UpdaterBase {
   };
 
   void refactorise();
-  /// Empties the window (after a flush or a refactorisation).
-  void close_window();
+  void close_window() override;
+  void correct_flushed_inverse() override { correct(ainvt_, flush_work_); }
   /// x(p(i)) for a repeated move i, else delta(k, k_i): the value at the
   /// column move i replaced of a row whose product with A0's columns is taken
   /// as the identity's.
@@ -164,8 +158,6 @@ class DelayedUpdate final : public UpdaterBase {
   double naive_ratio(Eigen::Index k);
   template <class Updater>
   friend void place_accepted_move(Updater& u, Eigen::Index k, double pivot, double step_growth);
-  /// Applies the window, counted as a guard flush.
-  void guard_flush();
   /// After a guard flush: a window of the pending move against the flushed
   /// inverse; false (refactorised instead) when its ratio there is 0 or not
   /// finite.
@@ -176,7 +168,6 @@ class DelayedUpdate final : public UpdaterBase {
   /// (returns false, nothing changed).
   bool extend_window(Eigen::Index k, Look pivot, double step_growth);
   void store_move(Eigen::Index i, Eigen::Index k, Eigen::Index previous);
-  void apply_window();
   /// ainvt <- ainvt - Z Y^T for the current window (m_ > 0).
   void correct(MatrixX<Storage>& ainvt, CorrectionWork& work) const;
   Eigen::Index capacity() const { return Eigen::Index(options().k); }
@@ -184,7 +175,6 @@ class DelayedUpdate final : public UpdaterBase {
   DelayedVariant variant_;
   MatrixX<Storage> ainvt_;  // Ainv^T at the last flush, N x N
   LogDet log_det_;
-  Eigen::Index m_ = 0;      // accepted moves in the window
 
   // Window, preallocated N x K and K x K (leading dimensions N and K).
   MatrixX<Look> columns_;   // A' = [a'_1 .. a'_m], the new columns
@@ -199,11 +189,9 @@ class DelayedUpdate final : public UpdaterBase {
   double column_norm2_ = 0;  // ||A'||_F^2
   double w_norm2_ = 0;       // ||W||_F^2
   double growth_sum_ = 0;    // sum of the window's moves' own growths
-  std::int64_t guard_flushes_ = 0;
 
   // The pending proposal's look-ahead quantities (valid between ratio() and
   // accept()/reject()).
-  bool proposal_open_ = false;
   double pending_ratio_ = 0.0;
   double pending_pivot_ = 0.0;  // cur^T a', the direct ratio (both variants)
   Look d_{};              // B's new diagonal entry

@@ -9,8 +9,64 @@
 #include <Eigen/Core>
 
 #include <cmath>
+#include <cstdint>
+
+#include "slaterlab/strategies/determinant/updater_base.hpp"
 
 namespace slaterlab {
+
+/// What the CPU and GPU delayed updaters share besides the decisions below:
+/// the proposal protocol (reject, flush, and a flush refused while a ratio
+/// waits for its decision), the window's length m and the flushes, counted
+/// as the guard's when it forced them. A derived updater keeps the window
+/// itself and provides the two operations a flush is made of.
+class DelayedWindowUpdater : public UpdaterBase {
+ public:
+  using UpdaterBase::UpdaterBase;
+
+  void reject() final {
+    drop_pending();
+    proposal_open_ = false;
+  }
+  void flush() final {
+    if (proposal_open_) throw ProtocolError("flush: a ratio() is waiting for accept/reject");
+    if (m_ > 0) apply_window();
+  }
+  /// Accepted moves waiting in the window (0 right after a flush).
+  Eigen::Index pending_moves() const { return m_; }
+  /// Flushes forced by the growth guard since reset() (also in flushes).
+  std::int64_t guard_flushes() const { return guard_flushes_; }
+
+ protected:
+  /// For reset(): no proposal, an empty window, no guard flush yet.
+  void restart_protocol() {
+    proposal_open_ = false;
+    guard_flushes_ = 0;
+    m_ = 0;
+  }
+  /// Applies the window to the flushed inverse and empties it.
+  void apply_window() {
+    correct_flushed_inverse();
+    close_window();
+    ++mutable_counters().flushes;
+  }
+  /// Applies the window, counted as a guard flush.
+  void guard_flush() {
+    apply_window();
+    ++guard_flushes_;
+  }
+
+  Eigen::Index m_ = 0;  // accepted moves in the window
+  bool proposal_open_ = false;
+
+ private:
+  /// Ainv <- Ainv - Y B^{-1} W^T for the current window (m_ > 0).
+  virtual void correct_flushed_inverse() = 0;
+  /// Empties the window (after a flush or a refactorisation).
+  virtual void close_window() = 0;
+
+  std::int64_t guard_flushes_ = 0;
+};
 
 /// Places an accepted move of electron k (pivot s = cur^T a', the direct
 /// ratio; step_growth g = ||cur|| ||a'|| / |s|, the move's own growth as

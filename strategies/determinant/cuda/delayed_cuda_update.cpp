@@ -11,7 +11,7 @@ namespace slaterlab {
 
 template <class Storage, class Look>
 CudaDelayedUpdate<Storage, Look>::CudaDelayedUpdate(UpdaterOptions options)
-    : UpdaterBase(std::move(options)) {
+    : DelayedWindowUpdater(std::move(options)) {
   if (parse_delayed_variant(this->options().variant) != DelayedVariant::incremental)
     throw std::invalid_argument("strategy 'delayed-cuda' has only the incremental look-ahead, not variant '" +
                                 this->options().variant + "'");
@@ -50,9 +50,7 @@ void CudaDelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
   electron_.assign(std::size_t(capacity()), 0);
   previous_.assign(std::size_t(capacity()), -1);
   last_move_of_.assign(std::size_t(n()), -1);
-  proposal_open_ = false;
-  guard_flushes_ = 0;
-  m_ = 0;
+  restart_protocol();
   refactorise();
   mutable_counters().recomputes = 0;  // the initial factorisation is not a recompute
 }
@@ -121,12 +119,6 @@ void CudaDelayedUpdate<Storage, Look>::accept() {
   column_norm_ = double(cuda::nrm2(blas_, n(), column_.data()));
   const double step_growth = double(cuda::nrm2(blas_, n(), cur_row_.data())) * column_norm_ / std::abs(rho);
   place_accepted_move(*this, k, rho, step_growth);
-}
-
-template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::guard_flush() {
-  apply_window();
-  ++guard_flushes_;
 }
 
 template <class Storage, class Look>
@@ -200,25 +192,6 @@ void CudaDelayedUpdate<Storage, Look>::store_move(int i, Eigen::Index k, int pre
   last_move_of_[std::size_t(k)] = i;
   cuda::upload(electron_dev_.data() + i, &electron_[std::size_t(i)], 1);
   cuda::upload(previous_dev_.data() + i, &previous_[std::size_t(i)], 1);
-}
-
-template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::reject() {
-  drop_pending();
-  proposal_open_ = false;
-}
-
-template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::flush() {
-  if (proposal_open_) throw ProtocolError("flush: a ratio() is waiting for accept/reject");
-  if (m_ > 0) apply_window();
-}
-
-template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::apply_window() {
-  correct(ainvt_, flush_work_);
-  close_window();
-  ++mutable_counters().flushes;
 }
 
 template <class Storage, class Look>

@@ -34,13 +34,13 @@
 
 #include "slaterlab/strategies/cuda/runtime.hpp"
 #include "slaterlab/strategies/determinant/delayed_update.hpp"
+#include "slaterlab/strategies/determinant/delayed_window.hpp"
 #include "slaterlab/strategies/determinant/linalg.hpp"
-#include "slaterlab/strategies/determinant/updater_base.hpp"
 
 namespace slaterlab {
 
 template <class Storage, class Look>
-class CudaDelayedUpdate final : public UpdaterBase {
+class CudaDelayedUpdate final : public DelayedWindowUpdater {
  public:
   explicit CudaDelayedUpdate(UpdaterOptions options);
 
@@ -49,15 +49,11 @@ class CudaDelayedUpdate final : public UpdaterBase {
   void reset(const Eigen::MatrixXd& a) override;
   Ratio ratio(Eigen::Index k, const Eigen::VectorXd& new_column) override;
   void accept() override;
-  void reject() override;
-  void flush() override;
   LogDet log_det() const override { return log_det_; }
   MaintainedState maintained() const override;
 
-  Eigen::Index pending_moves() const { return m_; }
   /// The CPU delayed update's guard constant: the same decisions on both.
   static constexpr double kGrowthFactor = DelayedUpdate<double, double>::kGrowthFactor;
-  std::int64_t guard_flushes() const { return guard_flushes_; }
 
  private:
   template <class T>
@@ -76,7 +72,8 @@ class CudaDelayedUpdate final : public UpdaterBase {
   int capacity() const { return options().k; }
   void allocate();
   void refactorise();
-  void close_window();
+  void close_window() override;
+  void correct_flushed_inverse() override { correct(ainvt_, flush_work_); }
   /// r <- row k of Ainv, in Look.
   void load_row(Eigen::Index k);
   // The window operations place_accepted_move (delayed_window.hpp) decides between.
@@ -84,15 +81,12 @@ class CudaDelayedUpdate final : public UpdaterBase {
   friend void place_accepted_move(Updater& u, Eigen::Index k, double pivot, double step_growth);
   void open_window(Eigen::Index k, Look pivot, double step_growth);
   bool extend_window(Eigen::Index k, Look pivot, double step_growth);
-  void guard_flush();
   bool reopen_window(Eigen::Index k);
   void store_move(int i, Eigen::Index k, int previous);
-  void apply_window();
   void correct(Array<Storage>& ainvt, CorrectionWork& work) const;
 
   cuda::Blas blas_;
   LogDet log_det_;
-  int m_ = 0;
 
   // Device state.
   Array<Storage> ainvt_;      // Ainv^T at the last flush, N x N
@@ -111,8 +105,6 @@ class CudaDelayedUpdate final : public UpdaterBase {
   // Host bookkeeping.
   std::vector<int> electron_, previous_, last_move_of_;
   double column_norm2_ = 0, w_norm2_ = 0, growth_sum_ = 0;
-  std::int64_t guard_flushes_ = 0;
-  bool proposal_open_ = false;
   double pending_ratio_ = 0.0;
   double column_norm_ = 0.0;  // ||a'|| of the accepted move
 };
