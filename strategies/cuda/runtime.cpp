@@ -46,6 +46,25 @@ void gemm(const Blas& b, bool trans_a, bool trans_b, int m, int n, int k, double
   check(cublasDgemm(b.get(), op(trans_a), op(trans_b), m, n, k, &alpha, a, lda, x, ldb, &beta, c, ldc),
         "Dgemm");
 }
+namespace {
+cublasFillMode_t fill(bool lower) { return lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER; }
+cublasDiagType_t diag(bool unit) { return unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT; }
+}  // namespace
+
+void trsm_right(const Blas& b, bool lower, bool trans, bool unit, int rows, int m, const float* t,
+                int ldt, float* x, int ldx) {
+  const float one = 1;
+  check(cublasStrsm(b.get(), CUBLAS_SIDE_RIGHT, fill(lower), op(trans), diag(unit), rows, m, &one, t,
+                    ldt, x, ldx),
+        "Strsm");
+}
+void trsm_right(const Blas& b, bool lower, bool trans, bool unit, int rows, int m, const double* t,
+                int ldt, double* x, int ldx) {
+  const double one = 1;
+  check(cublasDtrsm(b.get(), CUBLAS_SIDE_RIGHT, fill(lower), op(trans), diag(unit), rows, m, &one, t,
+                    ldt, x, ldx),
+        "Dtrsm");
+}
 float dot(const Blas& b, int n, const float* x, const float* y) {
   float r = 0;
   check(cublasSdot(b.get(), n, x, 1, y, 1, &r), "Sdot");

@@ -89,6 +89,12 @@ void gemm(const Blas& b, bool trans_a, bool trans_b, int m, int n, int k, float 
           const float* a, int lda, const float* x, int ldb, float beta, float* c, int ldc);
 void gemm(const Blas& b, bool trans_a, bool trans_b, int m, int n, int k, double alpha,
           const double* a, int lda, const double* x, int ldb, double beta, double* c, int ldc);
+/// X <- X op(T)^{-1} for a triangular m x m T (leading dimension ldt) and
+/// X rows x m (leading dimension ldx): a triangular solve from the right.
+void trsm_right(const Blas& b, bool lower, bool trans, bool unit, int rows, int m, const float* t,
+                int ldt, float* x, int ldx);
+void trsm_right(const Blas& b, bool lower, bool trans, bool unit, int rows, int m, const double* t,
+                int ldt, double* x, int ldx);
 float dot(const Blas& b, int n, const float* x, const float* y);
 double dot(const Blas& b, int n, const double* x, const double* y);
 float nrm2(const Blas& b, int n, const float* x);

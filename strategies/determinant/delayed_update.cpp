@@ -49,6 +49,21 @@ void getrf(int n, double* a, int lda, int* ipiv, int* info) {
   dgetrf_(&n, &n, a, &lda, ipiv, info);
 }
 
+/// X <- X op(T)^{-1} for a triangular m x m T (leading dimension ldt) and X
+/// rows x m (leading dimension ldx).
+void trsm_right(bool lower, bool trans, bool unit, Eigen::Index rows, Eigen::Index m,
+                const float* t, Eigen::Index ldt, float* x, Eigen::Index ldx) {
+  cblas_strsm(CblasColMajor, CblasRight, lower ? CblasLower : CblasUpper,
+              trans ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, int(rows),
+              int(m), 1.0f, t, int(ldt), x, int(ldx));
+}
+void trsm_right(bool lower, bool trans, bool unit, Eigen::Index rows, Eigen::Index m,
+                const double* t, Eigen::Index ldt, double* x, Eigen::Index ldx) {
+  cblas_dtrsm(CblasColMajor, CblasRight, lower ? CblasLower : CblasUpper,
+              trans ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, int(rows),
+              int(m), 1.0, t, int(ldt), x, int(ldx));
+}
+
 /// log|det| and sign of an LU-factorised n x n block (LAPACK pivots);
 /// sign 0 when a pivot is exactly zero or the factors are not finite.
 template <class T>
@@ -94,13 +109,13 @@ void DelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
   w_.setZero(n, kmax);
   binv_.setZero(kmax, kmax);
   wa_table_.setZero(kmax, kmax);
+  w_norm2_.assign(std::size_t(kmax), 0.0);
   if (variant_ == DelayedVariant::naive) {
     b_.setZero(kmax, kmax);
     bordered_.setZero(kmax, kmax);
     pivots_.assign(std::size_t(kmax), 0);
   }
   electron_.assign(std::size_t(kmax), 0);
-  previous_.assign(std::size_t(kmax), -1);
   last_move_of_.assign(std::size_t(n), -1);
   column_.setZero(n);
   row_.setZero(n);
@@ -123,9 +138,14 @@ void DelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
 }
 
 template <class Storage, class Look>
+Inversion<Storage> DelayedUpdate<Storage, Look>::fresh_inversion() const {
+  return precision() == Precision::mixed ? invert<Storage, double>(matrix())
+                                         : invert<Storage, Storage>(matrix());
+}
+
+template <class Storage, class Look>
 void DelayedUpdate<Storage, Look>::refactorise() {
-  Inversion<Storage> inv = precision() == Precision::mixed ? invert<Storage, double>(matrix())
-                                                           : invert<Storage, Storage>(matrix());
+  Inversion<Storage> inv = fresh_inversion();
   // Same LU and inverse as sm, transposed once here (O(N^2) next to the
   // O(N^3) factorisation) so that rows of Ainv are contiguous afterwards.
   ainvt_ = inv.inverse.transpose();
@@ -139,14 +159,6 @@ void DelayedUpdate<Storage, Look>::close_window() {
   for (Eigen::Index i = 0; i < m_; ++i) last_move_of_[std::size_t(electron_[std::size_t(i)])] = -1;
   m_ = 0;
   log_det_b_ = {};
-}
-
-template <class Storage, class Look>
-Look DelayedUpdate<Storage, Look>::minus_previous(const VectorX<Look>& x, Eigen::Index i,
-                                                  Eigen::Index k) const {
-  const Eigen::Index p = previous_[std::size_t(i)];
-  if (p >= 0) return x(p);
-  return electron_[std::size_t(i)] == k ? Look(1) : Look(0);
 }
 
 template <class Storage, class Look>
@@ -164,7 +176,7 @@ Ratio DelayedUpdate<Storage, Look>::ratio(Eigen::Index k, const Eigen::VectorXd&
   cur_row_ = row_;
   if (m > 0) {
     gemv_block(true, n, m, Look(1), columns_.data(), n, row_.data(), Look(0), ra_.data());
-    for (Eigen::Index i = 0; i < m; ++i) c_row_(i) = ra_(i) - minus_previous(ra_, i, k);
+    for (Eigen::Index i = 0; i < m; ++i) c_row_(i) = ra_(i) - (electron_[std::size_t(i)] == k ? Look(1) : Look(0));
     gemv_block(true, m, m, Look(1), binv_.data(), capacity(), c_row_.data(), Look(0), q_.data());
     gemv_block(false, n, m, Look(-1), w_.data(), n, q_.data(), Look(1), cur_row_.data());
   }
@@ -232,7 +244,8 @@ void DelayedUpdate<Storage, Look>::accept() {
   if (rho < 0) log_det_.sign = -log_det_.sign;
 
   // This move's own amplification, as Sherman-Morrison commits it.
-  const double step_growth = double(cur_row_.norm()) * double(column_.norm()) / std::abs(pivot);
+  cur_norm_ = double(cur_row_.norm());
+  const double step_growth = cur_norm_ * double(column_.norm()) / std::abs(pivot);
   place_accepted_move(*this, k, pivot, step_growth);  // the guard's decisions (delayed_window.hpp)
 }
 
@@ -244,12 +257,12 @@ bool DelayedUpdate<Storage, Look>::reopen_window(Eigen::Index k) {
     refactorise();
     return false;
   }
-  open_window(k, fresh, double(row_.norm()) * double(column_.norm()) / std::abs(double(fresh)));
+  open_window(k, fresh);
   return true;
 }
 
 template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot, double step_growth) {
+void DelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot) {
   // With an empty window B = [r^T a'] (the first move's ratio against A0).
   binv_(0, 0) = Look(1) / pivot;
   wa_table_(0, 0) = pivot;
@@ -257,49 +270,34 @@ void DelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot, doubl
     b_(0, 0) = pivot;
     log_det_b_ = {std::log(std::abs(double(pivot))), pivot < 0 ? -1 : 1};
   }
-  store_move(0, k, -1);
-  column_norm2_ = double(column_.squaredNorm());
-  w_norm2_ = double(row_.squaredNorm());
-  growth_sum_ = step_growth;
+  store_move(0, k);
   m_ = 1;
 }
 
 template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::store_move(Eigen::Index i, Eigen::Index k, Eigen::Index p) {
+void DelayedUpdate<Storage, Look>::store_move(Eigen::Index i, Eigen::Index k) {
   columns_.col(i) = column_;
   w_.col(i) = row_;
+  w_norm2_[std::size_t(i)] = double(row_.squaredNorm());
   electron_[std::size_t(i)] = k;
-  previous_[std::size_t(i)] = p;
   last_move_of_[std::size_t(k)] = i;
 }
 
 template <class Storage, class Look>
-bool DelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot, double step_growth) {
+bool DelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot) {
+  // The guard (file comment): the rounding of cur = r - W q against sm's
+  // accumulated rounding of the same row.
+  const Eigen::Index m = m_;
+  double terms2 = double(row_.squaredNorm());
+  for (Eigen::Index j = 0; j < m; ++j) terms2 += double(q_(j)) * double(q_(j)) * w_norm2_[std::size_t(j)];
+  if (!within_row_guard(terms2, cur_norm_)) return false;
+
   // B'^{-1} = [[B^{-1} + t q^T / s, -t / s], [-q^T / s, 1 / s]], s the pivot
   // (the ratio), t = B^{-1} b, q = B^{-T} c (q and c are left by ratio(),
   // and so is b by the naive ratio()).
-  const Eigen::Index m = m_;
   const Eigen::Index ld = capacity();
   if (variant_ == DelayedVariant::incremental) border_column(k);
   gemv_block(false, m, m, Look(1), binv_.data(), ld, b_col_.data(), Look(0), t_.data());
-
-  // The guard: G = ||W'||_F ||A'||_F ||B'^{-1}||_F against kGrowthFactor
-  // sqrt(m + 1) times the sum of the moves' own growths; ||B'^{-1}||_F is
-  // formed before B^{-1} changes.
-  const double s = double(pivot);
-  double binv2 = 0;
-  for (Eigen::Index j = 0; j < m; ++j)
-    for (Eigen::Index i = 0; i < m; ++i) {
-      const double e = double(binv_(i, j)) + double(t_(i)) * double(q_(j)) / s;
-      binv2 += e * e;
-    }
-  binv2 += (double(t_.head(m).squaredNorm()) + double(q_.head(m).squaredNorm()) + 1) / (s * s);
-  const double a2 = column_norm2_ + double(column_.squaredNorm());
-  const double w2 = w_norm2_ + double(row_.squaredNorm());
-  const double growth = std::sqrt(w2 * a2 * binv2);
-  if (!(growth <= kGrowthFactor * std::sqrt(double(m + 1)) * (growth_sum_ + step_growth))) {
-    return false;
-  }
 
   ger_block(m, m, Look(1) / pivot, t_.data(), q_.data(), binv_.data(), ld);
   for (Eigen::Index i = 0; i < m; ++i) {
@@ -318,24 +316,17 @@ bool DelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot, dou
     b_(m, m) = d_;
     log_det_b_ = log_det_b_new_;
   }
-  store_move(m, k, last_move_of_[std::size_t(k)]);
-  column_norm2_ = a2;
-  w_norm2_ = w2;
-  growth_sum_ += step_growth;
+  store_move(m, k);
   ++m_;
   return true;
 }
 
 template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::correct(MatrixX<Storage>& ainvt, CorrectionWork& work) const {
+bool DelayedUpdate<Storage, Look>::correct(MatrixX<Storage>& ainvt, CorrectionWork& work) const {
   const Eigen::Index n = size();
   const Eigen::Index m = m_;
-  const Eigen::Index ld = capacity();
+  if (!solve_window_rows(work)) return false;
 
-  // Z = W B^{-T} (N x m), in Look precision.
-  if (work.z.rows() != n || work.z.cols() < m) work.z.resize(n, m);
-  blas::gemm<Look>(false, true, n, m, m, Look(1), w_.data(), n, binv_.data(), ld, Look(0),
-                   work.z.data(), n);
 
   const Storage* columns = nullptr;
   const Storage* z = nullptr;
@@ -352,11 +343,10 @@ void DelayedUpdate<Storage, Look>::correct(MatrixX<Storage>& ainvt, CorrectionWo
     z = work.z_store.data();
   }
 
-  // Y = Ainv U = Ainv A' - (what each move replaced), with Ainv a_{k,0} = e_k
-  // for a first move (Sherman-Morrison's x = Ainv a' - e_k) and
-  // Ainv a'_{p(i)} for a repeated one; descending, so that column p(i) < i
-  // still holds Ainv a'_{p(i)}. Then Ainv^T -= Z Y^T. A window of one is a
-  // rank-1 update: GEMV + GER, exactly sm's (BLAS GEMM is slow on N x N x 1).
+  // Y = Ainv U = Ainv A' - (the replaced columns of A0), with Ainv a_{k,0} =
+  // e_k (Sherman-Morrison's x = Ainv a' - e_k). Then Ainv^T -= Z Y^T. A
+  // window of one is a rank-1 update: GEMV + GER, exactly sm's (BLAS GEMM
+  // is slow on N x N x 1).
   if (work.y.rows() != n || work.y.cols() < m) work.y.resize(n, m);
   if (m == 1) {
     blas::gemv<Storage>(true, Storage(1), ainvt, columns, Storage(0), work.y.data());
@@ -364,20 +354,33 @@ void DelayedUpdate<Storage, Look>::correct(MatrixX<Storage>& ainvt, CorrectionWo
     blas::gemm<Storage>(true, false, n, m, n, Storage(1), ainvt.data(), n, columns, n,
                         Storage(0), work.y.data(), n);
   }
-  for (Eigen::Index i = m - 1; i >= 0; --i) {
-    const Eigen::Index p = previous_[std::size_t(i)];
-    if (p >= 0) {
-      work.y.col(i) -= work.y.col(p);
-    } else {
-      work.y(electron_[std::size_t(i)], i) -= Storage(1);
-    }
-  }
+  for (Eigen::Index i = 0; i < m; ++i) work.y(electron_[std::size_t(i)], i) -= Storage(1);
   if (m == 1) {
     blas::ger<Storage>(Storage(-1), z, work.y.data(), ainvt);
-    return;
+    return true;
   }
   blas::gemm<Storage>(false, true, n, n, m, Storage(-1), z, n, work.y.data(), n, Storage(1),
                       ainvt.data(), n);
+  return true;
+}
+
+template <class Storage, class Look>
+bool DelayedUpdate<Storage, Look>::solve_window_rows(CorrectionWork& work) const {
+  const Eigen::Index n = size();
+  const Eigen::Index m = m_;
+  if (work.z.rows() != n || work.z.cols() < m) work.z.resize(n, m);
+  if (m == 1) {  // B = [s]: Z = W / s, the rank-1 update sm applies
+    work.z.col(0) = w_.col(0) * (Look(1) / wa_table_(0, 0));
+    return true;
+  }
+  // Z B^T = W with B = P L U: Z = W P L^{-T} U^{-T} (delayed_window.hpp).
+  const std::optional<LuFactors<Look>> lu = window_matrix_lu(wa_table_.data(), capacity(), m);
+  if (!lu) return false;
+  const std::vector<int> order = lu_column_order(lu->pivots);
+  for (Eigen::Index j = 0; j < m; ++j) work.z.col(j) = w_.col(order[std::size_t(j)]);
+  trsm_right(true, true, true, n, m, lu->lu.data(), m, work.z.data(), n);
+  trsm_right(false, true, false, n, m, lu->lu.data(), m, work.z.data(), n);
+  return work.z.leftCols(m).allFinite();
 }
 
 template <class Storage, class Look>
@@ -385,7 +388,9 @@ MaintainedState DelayedUpdate<Storage, Look>::maintained() const {
   if (m_ == 0) return {ainvt_.transpose().template cast<double>(), std::nullopt};
   MatrixX<Storage> ainvt = ainvt_;
   CorrectionWork work;
-  correct(ainvt, work);
+  if (!correct(ainvt, work)) {  // B singular to working precision: what a flush would refactorise
+    return {fresh_inversion().inverse.template cast<double>(), std::nullopt};
+  }
   return {ainvt.transpose().template cast<double>(), std::nullopt};
 }
 

@@ -4,25 +4,24 @@
 //
 // State. Ainv = A0^{-1}, the inverse of the matrix A0 at the last flush (or
 // refactorisation), stored TRANSPOSED so that a row of Ainv is a contiguous
-// column. The window holds the m < K moves accepted since then: move i
-// replaced column k_i by a'_i; the column it replaced is a'_{p(i)}, p(i) the
-// previous move of the same electron inside the window, or A0's column
-// a_{k_i,0} when there is none. With u_i = a'_i - (that column),
-// U = [u_1 .. u_m] and V = [e_k1 .. e_km], the current matrix is exactly
-// A = A0 + U V^T, also when one electron moves several times (V then holds
-// e_k several times). Woodbury gives the current inverse
+// column. The window holds the m < K moves accepted since then, each of a
+// different electron (a move of an electron already in the window flushes
+// it first, delayed_window.hpp): move i replaced A0's column k_i by a'_i.
+// With u_i = a'_i - a_{k_i,0}, U = [u_1 .. u_m] and V = [e_k1 .. e_km], the
+// current matrix is exactly A = A0 + U V^T. Woodbury gives the current
+// inverse
 //   A^{-1} = Ainv - Y B^{-1} W^T,  Y = Ainv U,  W = (V^T Ainv)^T,  B = I_m + W^T U.
 // Stored besides Ainv: the new columns A' = [a'_1 .. a'_m], W (the m rows of
-// Ainv the window touches), W^T A', B^{-1} (both variants; the naive one
-// also keeps B) and p(i), all preallocated at reset for m up to K (memory
-// O(N K + K^2)).
+// Ainv the window touches), W^T A' (which is B, below), B^{-1} by bordering
+// (both variants; the naive one also keeps B), all preallocated at reset
+// for m up to K (memory O(N K + K^2)).
 //
 // Sherman-Morrison's form. Ainv u_i is never formed as Ainv (a'_i - a_k):
 // like sm's x = Ainv a' - e_k, every product of Ainv (or of one of its rows)
 // with a column of A0 is taken as the identity's, Ainv a_{k,0} = e_k, and
 // products with window columns are formed from A'. So
-//   Y_i = Ainv a'_i - (Ainv a'_{p(i)}  or  e_{k_i}),
-// B, c and b below likewise. This is what makes sm self-correcting: the
+//   Y_i = Ainv a'_i - e_{k_i},   B = I + W^T A' - I = W^T A',
+// and c and b below likewise. This is what makes sm self-correcting: the
 // updated inverse maps the new column exactly to e_k (up to this update's own
 // rounding), whatever the residual of Ainv was, whereas Ainv (a' - a_k) keeps
 // Ainv's residual in column k for ever (at kappa = 1e10 with small steps,
@@ -31,52 +30,60 @@
 // Ratio for a proposal (k, a'), with r = Ainv^T e_k (row k of Ainv): the
 // current row of the inverse is formed explicitly, as QMCPACK's DelayedUpdate
 // does,
-//   c_i = r^T a'_i - (r^T a'_{p(i)}  or  delta(k, k_i)),  q = B^{-T} c,
+//   c_i = r^T a'_i - delta(k, k_i),  q = B^{-T} c,
 //   cur = r - W q   (= (e_k^T A^{-1})^T),   rho = cur^T a'
 // (DESIGN.md's e_k^T Ainv a' - (e_k^T Ainv U) B^{-1} (V^T Ainv a')): three
-// O(N m) GEMVs and O(m^2); no O(N^2) work. This direct form does not take
-// rho as 1 + r^T (a' - a_k), which relies on A^{-1} a_k = e_k holding for the
-// computed inverse: that u-form carried Ainv's residual, divided by an
-// earlier window move's |rho|, into every later ratio (an exact copy of
-// another column gave rho = -0.037).
+// O(N m) GEMVs and O(m^2); no O(N^2) work. A proposal may move an electron
+// that is in the window (delta(k, k_i) = 1 for its move). This direct form
+// does not take rho as 1 + r^T (a' - a_k), which relies on A^{-1} a_k = e_k
+// holding for the computed inverse: that u-form carried Ainv's residual,
+// divided by an earlier window move's |rho|, into every later ratio (an
+// exact copy of another column gave rho = -0.037).
 //   - incremental (default): rho as above.
 //   - naive (the paper's look-ahead): rho = det(B') / det(B), B' = [[B, b],
 //     [c^T, d]] from a fresh LU of the (m+1) x (m+1) bordered matrix per
-//     proposal (O(m^3)), det(B) kept from the accepted one. Same rho to
-//     rounding of size eps kappa(B); kept for the benchmark of the paper's
-//     scheme.
-// Accept: B's new column b_j = w_j^T a' - (w_j^T a'_{p} or delta(k_j, k))
-// and diagonal d; B^{-1} grows by bordering (both variants),
+//     proposal (O(m^3)), det(B) kept from the accepted one; for an electron
+//     already in the window, b and d are taken against its window column.
+//     Same rho to rounding of size eps kappa(B); kept for the benchmark of
+//     the paper's scheme.
+// Accept: B's new column b_j = w_j^T a' and diagonal d = r^T a'; B^{-1}
+// grows by bordering (both variants),
 //   B'^{-1} = [[B^{-1} + t q^T / s, -t / s], [-q^T / s, 1 / s]],
 //   t = B^{-1} b,  s = cur^T a' (the direct ratio, also in the naive
 //   variant: bordering with det(B')/det(B) put |t| |q| times its rounding
 //   into B^{-1}),
-// O(N m + m^2).
+// O(N m + m^2). The bordered B^{-1} serves the ratios only; the flush solves
+// with B itself (below).
 //
-// The growth guard. A flushed (or read) window computes Ainv - Y B^{-1} W^T:
-// its rounding error is about eps ||Ainv|| ||A'|| ||B^{-1}|| ||W||, i.e.
-// eps ||Ainv|| G with the window growth
-//   G = ||W||_F ||A'||_F ||B^{-1}||_F.
-// Sherman-Morrison applies the same moves one at a time and commits, per
-// move i, eps ||Ainv|| g_i with g_i = ||cur_i|| ||a'_i|| / |rho_i| (the
-// move's own amplification; the errors add). G can exceed sum g_i by orders
-// of magnitude when B is ill-conditioned although no single move is
-// (kappa(A) ~ 1e10 with small steps makes B's entries ~ 1e8 while det B ~ 1;
-// an electron that moves twice gives B two nearly equal rows). So an accept
-// that would make G > kGrowthFactor sqrt(m) sum g_i (m the bordered size)
-// does not border: the window as it was is flushed first (counted in
-// flushes and guard_flushes()) and the move opens a new window against the
-// flushed inverse (B = [rho'], rho' the move's ratio recomputed from it,
-// G = g). Every window, and every ratio read through it, thus stays within
-// kGrowthFactor sqrt(K) of what Sherman-Morrison commits on the same moves.
-// Short healthy walks keep their full windows; long all-accepted iid walks
-// flush after ~22 moves at N = 1024, K = 256, which limits the speed-up
-// (README "Delayed updates" and "Benchmarks").
+// The growth guard (delayed_window.hpp). A ratio reads the current row
+// cur = r - W q, a sum of m + 1 rows; with rounding errors of random sign it
+// rounds by about eps (||r||^2 + sum_j q_j^2 ||w_j||^2)^{1/2}, which is
+// large against eps ||cur|| when the terms cancel: a window opened on a
+// near-singular inverse (its rows W large, the released rows small; 1e3 on
+// iid walks), or B nearly singular over many moves (kappa = 1e10 with small
+// steps: B's entries ~ 1e8 while det B ~ 1). Sherman-Morrison keeps cur
+// explicitly; its ratio reads it with the rounding of its last update,
+// about eps ||cur||. A move whose row sum exceeds kGrowthFactor ||cur||
+// does not border: the window as it was is flushed (counted in flushes and
+// guard_flushes()) and the move opens a new window against the flushed
+// inverse (B = [rho'], rho' its ratio recomputed from it). Near-singular
+// and releasing moves are applied alone, and an electron already in the
+// window flushes it (place_accepted_move). On healthy walks the windows
+// fill: iid Gaussian sweeps, every move accepted, flush after 85 moves on
+// average at N = 2048, K = 256 (README "Benchmarks").
 //
-// Flush (after K accepted moves, on flush(), or by the guard): two BLAS-3
-// GEMMs,
-//   Y = Ainv A' (then the substitution above, O(N m)),  Z = W B^{-T},
-//   Ainv^T <- Ainv^T - Z Y^T  (N x N x m),   about 4 N^2 K flops per K moves.
+// Flush (after K accepted moves, on flush(), or by the guard):
+//   Z = W B^{-T}  by a solve with B's LU (partial pivoting; B = W^T A' from
+//                 the stored table, O(m^3) + 2 TRSMs of N x m x m),
+//   Y = Ainv A' - [e_k1 .. e_km]   (GEMM, N x N x m),
+//   Ainv^T <- Ainv^T - Z Y^T       (GEMM, N x N x m),
+// about 4 N^2 K flops per K moves. Z = W B^{-T} are the window electrons'
+// rows of the current inverse; the bordered B^{-1} builds them with the
+// rounding of every intermediate window, and after a small ratio and its
+// partial release its large entries cancel in Z (10 to 1700 times sm's
+// error after iid windows of 64 moves), while LU with partial pivoting is
+// backward stable for the final B alone (window_matrix_lu). A B singular to
+// working precision (never seen) refactorises instead.
 // Rejected moves store nothing and do not flush.
 //
 // log_det accumulates log|rho| and the sign per accepted move (as sm); a
@@ -125,17 +132,6 @@ class DelayedUpdate final : public DelayedWindowUpdater {
 
   DelayedVariant variant() const { return variant_; }
 
-  /// A window of m moves may grow while its growth G stays within
-  /// kGrowthFactor * sqrt(m) of the sum of its moves' own growths (file
-  /// comment). Why sqrt(m): G is a product of three Frobenius norms, which
-  /// for m healthy moves is about m^{3/2} times a typical term against m for
-  /// the sum, without any cancellation. Why 16: on iid Gaussian and HO Slater
-  /// walks (N = 16..256, K = 16 and 64) G / (sqrt(m) sum g) has mean 1.5 to
-  /// 1.8 and maximum 7, so 16 leaves healthy windows their full length, while
-  /// the windows that lost digits (kappa = 1e10 small steps, repeated
-  /// electrons, near-collinear chains) exceed it by orders of magnitude.
-  static constexpr double kGrowthFactor = 16;
-
  private:
   /// Scratch for the Woodbury correction; flush() owns one, maintained()
   /// makes its own so that observing changes nothing.
@@ -148,11 +144,9 @@ class DelayedUpdate final : public DelayedWindowUpdater {
 
   void refactorise();
   void close_window() override;
-  void correct_flushed_inverse() override { correct(ainvt_, flush_work_); }
-  /// x(p(i)) for a repeated move i, else delta(k, k_i): the value at the
-  /// column move i replaced of a row whose product with A0's columns is taken
-  /// as the identity's.
-  Look minus_previous(const VectorX<Look>& x, Eigen::Index i, Eigen::Index k) const;
+  void correct_flushed_inverse() override {
+    if (!correct(ainvt_, flush_work_)) refactorise();
+  }
   /// b (B's new column) and d (its new diagonal) for the pending move.
   void border_column(Eigen::Index k);
   double naive_ratio(Eigen::Index k);
@@ -162,14 +156,21 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   /// inverse; false (refactorised instead) when its ratio there is 0 or not
   /// finite.
   bool reopen_window(Eigen::Index k);
+  bool in_window(Eigen::Index k) const { return last_move_of_[std::size_t(k)] >= 0; }
   /// Starts a window with the pending move as its only member.
-  void open_window(Eigen::Index k, Look pivot, double step_growth);
+  void open_window(Eigen::Index k, Look pivot);
   /// Borders the window by the pending move, unless the guard refuses
   /// (returns false, nothing changed).
-  bool extend_window(Eigen::Index k, Look pivot, double step_growth);
-  void store_move(Eigen::Index i, Eigen::Index k, Eigen::Index previous);
-  /// ainvt <- ainvt - Z Y^T for the current window (m_ > 0).
-  void correct(MatrixX<Storage>& ainvt, CorrectionWork& work) const;
+  bool extend_window(Eigen::Index k, Look pivot);
+  void store_move(Eigen::Index i, Eigen::Index k);
+  /// ainvt <- ainvt - Z Y^T for the current window (m_ > 0); false, with
+  /// ainvt unchanged, when B is singular to working precision.
+  bool correct(MatrixX<Storage>& ainvt, CorrectionWork& work) const;
+  /// work.z = Z = W B^{-T}, the window's rows of the current inverse, solved
+  /// with B's LU factors; false when B is singular to working precision.
+  bool solve_window_rows(CorrectionWork& work) const;
+  /// LU inverse of matrix() as refactorise() computes it.
+  Inversion<Storage> fresh_inversion() const;
   Eigen::Index capacity() const { return Eigen::Index(options().k); }
 
   DelayedVariant variant_;
@@ -184,16 +185,14 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   MatrixX<Look> b_;         // B (naive)
   LogDet log_det_b_;        // log|det B| and sign (naive)
   std::vector<Eigen::Index> electron_;      // k_i
-  std::vector<Eigen::Index> previous_;      // p(i): earlier move of k_i in the window, or -1
   std::vector<Eigen::Index> last_move_of_;  // per electron: its last move in the window, or -1
-  double column_norm2_ = 0;  // ||A'||_F^2
-  double w_norm2_ = 0;       // ||W||_F^2
-  double growth_sum_ = 0;    // sum of the window's moves' own growths
+  std::vector<double> w_norm2_;  // ||w_j||^2 per window move (the growth guard)
 
   // The pending proposal's look-ahead quantities (valid between ratio() and
   // accept()/reject()).
   double pending_ratio_ = 0.0;
   double pending_pivot_ = 0.0;  // cur^T a', the direct ratio (both variants)
+  double cur_norm_ = 0.0;       // ||cur|| of the move being placed
   Look d_{};              // B's new diagonal entry
   LogDet log_det_b_new_;  // log|det B'| (naive)
   VectorX<Look> column_;   // a', N

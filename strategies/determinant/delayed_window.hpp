@@ -10,7 +10,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <vector>
 
+#include "slaterlab/strategies/determinant/linalg.hpp"
 #include "slaterlab/strategies/determinant/updater_base.hpp"
 
 namespace slaterlab {
@@ -23,6 +26,32 @@ namespace slaterlab {
 class DelayedWindowUpdater : public UpdaterBase {
  public:
   using UpdaterBase::UpdaterBase;
+
+  /// The guard's factor: a window may round the current row a ratio reads
+  /// up to kGrowthFactor times one rounding of that row (within_row_guard),
+  /// and a move is near-singular or a release when its growth or |ratio|
+  /// exceeds kGrowthFactor N (place_accepted_move). Why 16: it leaves
+  /// healthy windows their length (iid Gaussian sweeps with every move
+  /// accepted flush after 95 and 85 moves on average at K = 256, N = 1024
+  /// and 2048), while a window opened on a near-singular inverse exceeds it
+  /// 75-fold at its second move (N = 256), and the walks of
+  /// delayed_update_test's FilledWindowsFlushWithinTheGuardOfSm keep their
+  /// flushed inverses within a few times sm's error.
+  static constexpr double kGrowthFactor = 16;
+
+  /// The growth guard's test for a move that would border a window of m
+  /// moves. Its current row cur = r - W q (q = B^{-T} c) sums m + 1 rows;
+  /// with rounding errors of random sign the sum rounds by about
+  /// eps (||r||^2 + sum_j q_j^2 ||w_j||^2)^{1/2} = eps sqrt(terms2), which
+  /// is large against eps ||cur|| exactly when the terms cancel.
+  /// Sherman-Morrison keeps that row explicitly: its ratio reads it with the
+  /// rounding of its last update, about eps ||cur||. The move may border
+  /// when sqrt(terms2) <= kGrowthFactor ||cur||; m does not enter, so a
+  /// window's ratios stay within kGrowthFactor of sm's own rounding however
+  /// long it grows.
+  static bool within_row_guard(double terms2, double cur_norm) {
+    return std::sqrt(terms2) <= kGrowthFactor * cur_norm;
+  }
 
   void reject() final {
     drop_pending();
@@ -71,10 +100,11 @@ class DelayedWindowUpdater : public UpdaterBase {
 /// Places an accepted move of electron k (pivot s = cur^T a', the direct
 /// ratio; step_growth g = ||cur|| ||a'|| / |s|, the move's own growth as
 /// Sherman-Morrison commits it). `Updater` provides kGrowthFactor, size(),
-/// pending_moves() (the window's length m), capacity() (K) and
-///   open_window(k, s, g)    a window of this one move,
-///   extend_window(k, s, g)  border the window; false: the guard refused
-///                           and nothing changed,
+/// pending_moves() (the window's length m), capacity() (K),
+/// in_window(k) (electron k has a move in the window) and
+///   open_window(k, s)       a window of this one move,
+///   extend_window(k, s)     border the window; false: the guard
+///                           (within_row_guard) refused and nothing changed,
 ///   guard_flush()           apply the window, counted as a guard flush,
 ///   reopen_window(k)        after a guard flush, open a window with the
 ///                           move against the flushed inverse (its ratio
@@ -94,13 +124,22 @@ class DelayedWindowUpdater : public UpdaterBase {
 /// terms (the fuzzer found a row of norm 0.55 wrong by 7e-3 that way). So is
 /// a release (|s| above kGrowthFactor N): its row shrinks by |s|, which
 /// Sherman-Morrison does by scaling and a window by cancellation.
+///
+/// A window holds each electron once: a move of an electron already in it
+/// flushes it first. The window's rows W of one electron are the same
+/// flushed row, so B then has rows that differ only by the identity's unit
+/// vectors, and its bordered inverse loses digits in q that no cancellation
+/// in cur shows (README "Delayed updates": one electron moved 2 to 5 times
+/// in a row, N = 48, K = 64, erred 5e-9 in log|det| against sm's 5e-13;
+/// flushed first, 2e-12). Particle-by-particle sweeps never repeat an
+/// electron within K <= N moves.
 template <class Updater>
 void place_accepted_move(Updater& u, Eigen::Index k, double pivot, double step_growth) {
   const double limit = Updater::kGrowthFactor * double(u.size());
   const bool near_singular = step_growth > limit || std::abs(pivot) > limit;
   if (u.pending_moves() == 0) {
-    u.open_window(k, pivot, step_growth);
-  } else if (near_singular || !u.extend_window(k, pivot, step_growth)) {
+    u.open_window(k, pivot);
+  } else if (near_singular || u.in_window(k) || !u.extend_window(k, pivot)) {
     // Apply the window as it was, and open a new one with this move against
     // the flushed inverse.
     u.guard_flush();
@@ -111,6 +150,36 @@ void place_accepted_move(Updater& u, Eigen::Index k, double pivot, double step_g
     return;
   }
   if (u.pending_moves() == u.capacity()) u.apply_window();
+}
+
+/// B = I + W^T U of a window of m moves (distinct electrons), LU-factorised
+/// (partial pivoting), for the flush's Z = W B^{-T}; nullopt when B is
+/// singular to working precision or not finite. B comes from the window's
+/// table W^T A' (entry (i, j) = w_i^T a'_j, leading dimension ld) in
+/// Sherman-Morrison's form (delayed_update.hpp): w_i^T u_j = w_i^T a'_j
+/// minus w_i^T a_{k_j,0}, taken as the identity's delta(i, j), so
+/// B = W^T A' exactly. Entry for entry this is the bordering's b, c and d,
+/// so B is the matrix whose bordered inverse gave the window's ratios.
+///
+/// Why a solve and not that bordered inverse: bordering is Sherman-Morrison
+/// on B, move by move, and keeps the rounding of every intermediate window;
+/// after a small ratio and its partial release (frequent on long
+/// all-accepted walks) the bordered B^{-1} has large entries that the final
+/// rows W B^{-T} cancel, and a flush through it erred 10 to 1700 times sm's
+/// inverse on iid Gaussian walks (N = 128, K = 64; delayed_update_test,
+/// FilledWindowsFlushWithinTheGuardOfSm). LU with partial pivoting is
+/// backward stable for the final B alone: 0.3 to 4.6 times sm's error on
+/// the same walks.
+template <class T>
+std::optional<LuFactors<T>> window_matrix_lu(const T* wa, Eigen::Index ld, Eigen::Index m) {
+  MatrixX<T> b(m, m);
+  for (Eigen::Index j = 0; j < m; ++j)
+    for (Eigen::Index i = 0; i < m; ++i) b(i, j) = wa[i + j * ld];
+  try {
+    return lu_factor<T>(std::move(b));
+  } catch (const SingularMatrixError&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace slaterlab

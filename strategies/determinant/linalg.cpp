@@ -95,6 +95,13 @@ LuFactors<T> lu_factor(MatrixX<T> a) {
   return f;
 }
 
+std::vector<int> lu_column_order(const Eigen::VectorXi& pivots) {
+  std::vector<int> order(std::size_t(pivots.size()));
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = int(i);
+  for (std::size_t i = 0; i < order.size(); ++i) std::swap(order[i], order[std::size_t(pivots(Eigen::Index(i)) - 1)]);
+  return order;
+}
+
 template <class T>
 MatrixX<T> lu_inverse(LuFactors<T> f) {
   const int n = int(f.lu.rows());

@@ -6,6 +6,8 @@
 
 #include <Eigen/Core>
 
+#include <vector>
+
 #include "slaterlab/strategies/determinant/determinant_updater.hpp"
 
 namespace slaterlab {
@@ -42,6 +44,10 @@ struct LuFactors {
 /// exactly zero pivot or a non-finite entry.
 template <class T>
 LuFactors<T> lu_factor(MatrixX<T> a);
+
+/// The column order of X P for the permutation P of B = P L U: column j of
+/// X P is column order[j] of X (LAPACK's row swaps, applied in turn).
+std::vector<int> lu_column_order(const Eigen::VectorXi& pivots);
 
 /// A^{-1} from its LU factors (LAPACK getri).
 template <class T>

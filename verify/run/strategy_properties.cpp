@@ -473,9 +473,10 @@ class ErrorModel {
 };
 
 /// How much more than Sherman-Morrison a strategy's updates may round: 1,
-/// except for delayed updates, whose growth guard keeps every window within
-/// kGrowthFactor sqrt(K + 1) of the growth Sherman-Morrison commits on the
-/// same moves (strategies/determinant/delayed_update.hpp).
+/// except for delayed updates, whose growth guard keeps the row each ratio
+/// reads within kGrowthFactor roundings of it, against up to one per
+/// update, K + 1 of random sign, in Sherman-Morrison's row: kGrowthFactor
+/// sqrt(K + 1) (strategies/determinant/delayed_window.hpp).
 double model_factor(const std::string& name, const UpdaterOptions& o) {
   if (name != "delayed") return 1;
   return DelayedUpdate<double, double>::kGrowthFactor * std::sqrt(double(o.k) + 1);

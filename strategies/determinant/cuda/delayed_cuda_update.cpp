@@ -1,6 +1,7 @@
 #include "slaterlab/strategies/determinant/cuda/delayed_cuda_update.hpp"
 
 #include <cmath>
+#include <optional>
 #include <type_traits>
 
 #include "slaterlab/strategies/determinant/cuda/delayed_kernels.hpp"
@@ -33,13 +34,11 @@ void CudaDelayedUpdate<Storage, Look>::allocate() {
   binv_ = Array<Look>(kk * kk);
   wa_table_ = Array<Look>(kk * kk);
   electron_dev_ = Array<int>(kk);
-  previous_dev_ = Array<int>(kk);
   exact_ = Array<double>(nn);
   column_ = Array<Look>(nn);
   row_ = Array<Look>(nn);
   cur_row_ = Array<Look>(nn);
-  for (Array<Look>* v : {&ra_, &c_row_, &q_, &wa_, &b_col_, &t_}) *v = Array<Look>(kk);
-  norm2_ = Array<double>(1);
+  for (Array<Look>* v : {&ra_, &c_row_, &q_, &wa_, &t_}) *v = Array<Look>(kk);
   flush_work_ = {};
 }
 
@@ -48,19 +47,25 @@ void CudaDelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
   begin_reset(a);
   allocate();
   electron_.assign(std::size_t(capacity()), 0);
-  previous_.assign(std::size_t(capacity()), -1);
   last_move_of_.assign(std::size_t(n()), -1);
+  w_norm2_.assign(std::size_t(capacity()), 0.0);
+  q_host_.assign(std::size_t(capacity()), Look(0));
   restart_protocol();
   refactorise();
   mutable_counters().recomputes = 0;  // the initial factorisation is not a recompute
 }
 
 template <class Storage, class Look>
+Inversion<Storage> CudaDelayedUpdate<Storage, Look>::fresh_inversion() const {
+  return precision() == Precision::mixed ? invert<Storage, double>(matrix())
+                                         : invert<Storage, Storage>(matrix());
+}
+
+template <class Storage, class Look>
 void CudaDelayedUpdate<Storage, Look>::refactorise() {
   // The CPU inversion of sm and delayed (LU in double for mixed), uploaded
   // transposed so that a row of Ainv is a contiguous device column.
-  Inversion<Storage> inv = precision() == Precision::mixed ? invert<Storage, double>(matrix())
-                                                           : invert<Storage, Storage>(matrix());
+  const Inversion<Storage> inv = fresh_inversion();
   const MatrixX<Storage> ainvt = inv.inverse.transpose();
   cuda::upload(ainvt_.data(), ainvt.data(), std::size_t(ainvt.size()));
   log_det_ = inv.log_det;
@@ -90,9 +95,9 @@ Ratio CudaDelayedUpdate<Storage, Look>::ratio(Eigen::Index k, const Eigen::Vecto
   load_row(k);
   cuda::copy_on_device(cur_row_.data(), row_.data(), std::size_t(nn));
   if (m > 0) {
-    // cur = r - W q, q = B^{-T} c, c_i = r^T a'_i - (r^T a'_{p(i)} or delta(k, k_i)).
+    // cur = r - W q, q = B^{-T} c, c_i = r^T a'_i - delta(k, k_i).
     cuda::gemv(blas_, true, nn, m, Look(1), columns_.data(), nn, row_.data(), Look(0), ra_.data());
-    cuda::subtract_replaced(ra_.data(), c_row_.data(), previous_dev_.data(), electron_dev_.data(), m,
+    cuda::subtract_replaced(ra_.data(), c_row_.data(), electron_dev_.data(), m,
                             int(k));
     cuda::gemv(blas_, true, m, m, Look(1), binv_.data(), capacity(), c_row_.data(), Look(0), q_.data());
     cuda::gemv(blas_, false, nn, m, Look(-1), w_.data(), nn, q_.data(), Look(1), cur_row_.data());
@@ -117,7 +122,8 @@ void CudaDelayedUpdate<Storage, Look>::accept() {
   // This move's own amplification, as Sherman-Morrison commits it; then the
   // CPU code's decisions (delayed_window.hpp).
   column_norm_ = double(cuda::nrm2(blas_, n(), column_.data()));
-  const double step_growth = double(cuda::nrm2(blas_, n(), cur_row_.data())) * column_norm_ / std::abs(rho);
+  cur_norm_ = double(cuda::nrm2(blas_, n(), cur_row_.data()));
+  const double step_growth = cur_norm_ * column_norm_ / std::abs(rho);
   place_accepted_move(*this, k, rho, step_growth);
 }
 
@@ -129,81 +135,87 @@ bool CudaDelayedUpdate<Storage, Look>::reopen_window(Eigen::Index k) {
     refactorise();
     return false;
   }
-  const double row_norm = double(cuda::nrm2(blas_, n(), row_.data()));
-  open_window(k, fresh, row_norm * column_norm_ / std::abs(double(fresh)));
+  open_window(k, fresh);
   return true;
 }
 
 template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot, double step_growth) {
+void CudaDelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot) {
   // B = [r^T a'] = [pivot]: B^{-1} = [1 / pivot], W^T A' = [pivot].
   cuda::border_inverse<Look>(binv_.data(), wa_table_.data(), capacity(), nullptr, nullptr, nullptr,
                              nullptr, 0, pivot, pivot);
-  store_move(0, k, -1);
-  const double row_norm = double(cuda::nrm2(blas_, n(), row_.data()));
-  column_norm2_ = column_norm_ * column_norm_;
-  w_norm2_ = row_norm * row_norm;
-  growth_sum_ = step_growth;
+  store_move(0, k);
   m_ = 1;
 }
 
 template <class Storage, class Look>
-bool CudaDelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot, double step_growth) {
+bool CudaDelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot) {
   const int nn = n();
   const int m = m_;
   const int ld = capacity();
-  const int p = last_move_of_[std::size_t(k)];
-  // b = W^T a' - (what this move replaces), t = B^{-1} b.
-  cuda::gemv(blas_, true, nn, m, Look(1), w_.data(), nn, column_.data(), Look(0), wa_.data());
-  cuda::border_column(wa_.data(), wa_table_.data(), ld, electron_dev_.data(), m, p, int(k),
-                      b_col_.data());
-  cuda::gemv(blas_, false, m, m, Look(1), binv_.data(), ld, b_col_.data(), Look(0), t_.data());
-
-  // The guard: G = ||W'||_F ||A'||_F ||B'^{-1}||_F within kGrowthFactor
-  // sqrt(m + 1) of the sum of the moves' own growths.
-  const double s = double(pivot);
-  cuda::bordered_inverse_norm2(binv_.data(), ld, t_.data(), q_.data(), m, s, norm2_.data());
-  double binv2 = 0;
-  cuda::download(&binv2, norm2_.data(), 1);
+  // The growth guard (delayed_window.hpp) on cur = r - W q.
+  cuda::download(q_host_.data(), q_.data(), std::size_t(m));
   const double row_norm = double(cuda::nrm2(blas_, nn, row_.data()));
-  const double a2 = column_norm2_ + column_norm_ * column_norm_;
-  const double w2 = w_norm2_ + row_norm * row_norm;
-  const double growth = std::sqrt(w2 * a2 * binv2);
-  if (!(growth <= kGrowthFactor * std::sqrt(double(m + 1)) * (growth_sum_ + step_growth))) return false;
+  double terms2 = row_norm * row_norm;
+  for (int j = 0; j < m; ++j)
+    terms2 += double(q_host_[std::size_t(j)]) * double(q_host_[std::size_t(j)]) * w_norm2_[std::size_t(j)];
+  if (!within_row_guard(terms2, cur_norm_)) return false;
+
+  // b = W^T a' (the move's electron is not in the window, so the column it
+  // replaces is A0's, whose products with W are the identity's zeros),
+  // t = B^{-1} b.
+  cuda::gemv(blas_, true, nn, m, Look(1), w_.data(), nn, column_.data(), Look(0), wa_.data());
+  cuda::gemv(blas_, false, m, m, Look(1), binv_.data(), ld, wa_.data(), Look(0), t_.data());
 
   const Look rc = cuda::dot(blas_, nn, row_.data(), column_.data());
   cuda::border_inverse(binv_.data(), wa_table_.data(), ld, t_.data(), q_.data(), wa_.data(), ra_.data(),
                        m, pivot, rc);
-  store_move(m, k, p);
-  column_norm2_ = a2;
-  w_norm2_ = w2;
-  growth_sum_ += step_growth;
+  store_move(m, k);
   ++m_;
   return true;
 }
 
 template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::store_move(int i, Eigen::Index k, int previous) {
+void CudaDelayedUpdate<Storage, Look>::store_move(int i, Eigen::Index k) {
   const auto nn = std::size_t(n());
   cuda::copy_on_device(columns_.data() + std::size_t(i) * nn, column_.data(), nn);
   cuda::copy_on_device(w_.data() + std::size_t(i) * nn, row_.data(), nn);
+  const double row_norm = double(cuda::nrm2(blas_, n(), row_.data()));
+  w_norm2_[std::size_t(i)] = row_norm * row_norm;
   electron_[std::size_t(i)] = int(k);
-  previous_[std::size_t(i)] = previous;
   last_move_of_[std::size_t(k)] = i;
   cuda::upload(electron_dev_.data() + i, &electron_[std::size_t(i)], 1);
-  cuda::upload(previous_dev_.data() + i, &previous_[std::size_t(i)], 1);
 }
 
 template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::correct(Array<Storage>& ainvt, CorrectionWork& work) const {
+bool CudaDelayedUpdate<Storage, Look>::solve_window_rows(CorrectionWork& work) const {
+  const int nn = n();
+  const int m = m_;
+  const int ld = capacity();
+  work.z.reserve(std::size_t(nn) * std::size_t(ld));
+  work.lu.reserve(std::size_t(ld) * std::size_t(ld));
+  work.order.reserve(std::size_t(ld));
+  // Z B^T = W with B = P L U: Z = W P L^{-T} U^{-T} (delayed_window.hpp).
+  std::vector<Look> table(std::size_t(ld) * std::size_t(m));
+  cuda::download(table.data(), wa_table_.data(), table.size());
+  const std::optional<LuFactors<Look>> lu = window_matrix_lu(table.data(), ld, m);
+  if (!lu) return false;
+  const std::vector<int> order = lu_column_order(lu->pivots);
+  cuda::upload(work.lu.data(), lu->lu.data(), std::size_t(m) * std::size_t(m));
+  cuda::upload(work.order.data(), order.data(), order.size());
+  cuda::gather_columns(w_.data(), nn, work.order.data(), m, work.z.data());
+  cuda::trsm_right(blas_, true, true, true, nn, m, work.lu.data(), m, work.z.data(), nn);
+  cuda::trsm_right(blas_, false, true, false, nn, m, work.lu.data(), m, work.z.data(), nn);
+  return true;
+}
+
+template <class Storage, class Look>
+bool CudaDelayedUpdate<Storage, Look>::correct(Array<Storage>& ainvt, CorrectionWork& work) const {
   const int nn = n();
   const int m = m_;
   const std::size_t block = std::size_t(nn) * std::size_t(capacity());
   work.y.reserve(block);
-  work.z.reserve(block);
-  // Z = W B^{-T} (N x m), in Look.
-  cuda::gemm(blas_, false, true, nn, m, m, Look(1), w_.data(), nn, binv_.data(), capacity(), Look(0),
-             work.z.data(), nn);
+  if (!solve_window_rows(work)) return false;
   const Storage* columns = nullptr;
   const Storage* z = nullptr;
   if constexpr (std::is_same_v<Storage, Look>) {
@@ -220,9 +232,10 @@ void CudaDelayedUpdate<Storage, Look>::correct(Array<Storage>& ainvt, Correction
   // Y = Ainv A' (Ainv = (Ainv^T)^T), then Ainv U; Ainv^T -= Z Y^T.
   cuda::gemm(blas_, true, false, nn, m, nn, Storage(1), ainvt.data(), nn, columns, nn, Storage(0),
              work.y.data(), nn);
-  cuda::subtract_replaced_columns(work.y.data(), nn, m, previous_dev_.data(), electron_dev_.data());
+  cuda::subtract_replaced_columns(work.y.data(), nn, m, electron_dev_.data());
   cuda::gemm(blas_, false, true, nn, nn, m, Storage(-1), z, nn, work.y.data(), nn, Storage(1),
              ainvt.data(), nn);
+  return true;
 }
 
 template <class Storage, class Look>
@@ -235,7 +248,9 @@ MaintainedState CudaDelayedUpdate<Storage, Look>::maintained() const {
     Array<Storage> copy(count);
     cuda::copy_on_device(copy.data(), ainvt_.data(), count);
     CorrectionWork work;
-    correct(copy, work);
+    if (!correct(copy, work)) {  // B singular to working precision: what a flush would refactorise
+      return {fresh_inversion().inverse.template cast<double>(), std::nullopt};
+    }
     cuda::download(ainvt.data(), copy.data(), count);
   }
   return {ainvt.transpose().template cast<double>(), std::nullopt};

@@ -6,21 +6,24 @@
 //
 // On the device (column-major, leading dimension N for N-row arrays and K
 // for the window's K x K arrays): Ainv^T (Storage), the window's new columns
-// A' and rows W (Look), B^{-1} and W^T A' (Look), the move bookkeeping
-// k_i and p(i), and the proposal's vectors a', r, cur, A'^T r, c, q, W^T a',
-// b, t. On the host: the counts, the electrons' last window moves, the
-// window norms of the growth guard, log|det|.
+// A' and rows W (Look), B^{-1} and W^T A' (= B, Look), the window's
+// electrons k_i, and the proposal's vectors a', r, cur, A'^T r, c, q,
+// W^T a' (= b), t. On the host: the counts, the electrons' window moves,
+// the window rows' norms of the growth guard, log|det|.
 //
 // Per proposal: r = row k of Ainv (a column of Ainv^T), ra = A'^T r (cuBLAS
 // GEMV), c = ra - (what each move replaced) (kernel), q = B^{-T} c (GEMV),
 // cur = r - W q (GEMV), rho = cur^T a' (DOT, the one number that returns to
 // the host). An accept computes ||cur||, ||a'|| (the move's own growth g)
-// and, when the window grows, b = W^T a' - (replaced) and t = B^{-1} b
-// (GEMV, kernel) and ||B'^{-1}||_F (one-block kernel): the host takes the
-// guard decisions with the CPU code's own (delayed_window.hpp, same
-// constant), and the device borders B^{-1} (kernel).
-// The flush is three cuBLAS GEMMs: Z = W B^{-T}, Y = Ainv A' (then the
-// replaced columns subtracted, kernel), Ainv^T -= Z Y^T (N x N x m).
+// and, when the window grows, brings q (m numbers) to the host for the
+// growth guard, whose decisions are the CPU code's own (delayed_window.hpp,
+// same constant); the device then forms b = W^T a' and t = B^{-1} b
+// (GEMVs) and borders B^{-1} (kernel).
+// The flush solves Z B^T = W as the CPU does (delayed_window.hpp): B from
+// the window's W^T A' (m^2 numbers to the host), its LU on the host (the
+// CPU's code), then W's columns permuted (kernel) and two cuBLAS TRSMs; then
+// two cuBLAS GEMMs, Y = Ainv A' (then the replaced columns subtracted,
+// kernel) and Ainv^T -= Z Y^T (N x N x m).
 // Refactorisations (reset, the recompute cadence, an accepted breakdown)
 // run the CPU's LU inversion (linalg.hpp, the same as sm and delayed) and
 // upload the result, so both start from the same inverse.
@@ -52,9 +55,6 @@ class CudaDelayedUpdate final : public DelayedWindowUpdater {
   LogDet log_det() const override { return log_det_; }
   MaintainedState maintained() const override;
 
-  /// The CPU delayed update's guard constant: the same decisions on both.
-  static constexpr double kGrowthFactor = DelayedUpdate<double, double>::kGrowthFactor;
-
  private:
   template <class T>
   using Array = cuda::DeviceArray<T>;
@@ -64,6 +64,8 @@ class CudaDelayedUpdate final : public DelayedWindowUpdater {
   struct CorrectionWork {
     Array<Storage> y;              // Ainv U, N x m
     Array<Look> z;                 // W B^{-T}, N x m
+    Array<Look> lu;                // B's LU factors, m x m
+    Array<int> order;              // the column order of W P, m
     Array<Storage> z_store;        // Z in Storage (mixed)
     Array<Storage> columns_store;  // A' in Storage (mixed)
   };
@@ -72,18 +74,27 @@ class CudaDelayedUpdate final : public DelayedWindowUpdater {
   int capacity() const { return options().k; }
   void allocate();
   void refactorise();
+  /// LU inverse of matrix() as refactorise() computes it (on the host).
+  Inversion<Storage> fresh_inversion() const;
   void close_window() override;
-  void correct_flushed_inverse() override { correct(ainvt_, flush_work_); }
+  void correct_flushed_inverse() override {
+    if (!correct(ainvt_, flush_work_)) refactorise();
+  }
   /// r <- row k of Ainv, in Look.
   void load_row(Eigen::Index k);
   // The window operations place_accepted_move (delayed_window.hpp) decides between.
   template <class Updater>
   friend void place_accepted_move(Updater& u, Eigen::Index k, double pivot, double step_growth);
-  void open_window(Eigen::Index k, Look pivot, double step_growth);
-  bool extend_window(Eigen::Index k, Look pivot, double step_growth);
+  bool in_window(Eigen::Index k) const { return last_move_of_[std::size_t(k)] >= 0; }
+  void open_window(Eigen::Index k, Look pivot);
+  bool extend_window(Eigen::Index k, Look pivot);
   bool reopen_window(Eigen::Index k);
-  void store_move(int i, Eigen::Index k, int previous);
-  void correct(Array<Storage>& ainvt, CorrectionWork& work) const;
+  void store_move(int i, Eigen::Index k);
+  /// ainvt <- ainvt - Z Y^T; false, ainvt unchanged, when B is singular to
+  /// working precision (the caller refactorises).
+  bool correct(Array<Storage>& ainvt, CorrectionWork& work) const;
+  /// work.z = W B^{-T}, solved with B's LU; false when B is singular.
+  bool solve_window_rows(CorrectionWork& work) const;
 
   cuda::Blas blas_;
   LogDet log_det_;
@@ -95,18 +106,18 @@ class CudaDelayedUpdate final : public DelayedWindowUpdater {
   Array<Look> binv_;          // B^{-1}, K x K
   Array<Look> wa_table_;      // W^T A', K x K
   Array<int> electron_dev_;   // k_i, K
-  Array<int> previous_dev_;   // p(i), K
   Array<double> exact_;       // a' as given (double), N
   Array<Look> column_, row_, cur_row_;  // a', r, cur: N
-  Array<Look> ra_, c_row_, q_, wa_, b_col_, t_;  // K each
-  Array<double> norm2_;       // the guard's ||B'^{-1}||_F^2, 1
+  Array<Look> ra_, c_row_, q_, wa_, t_;  // K each
   CorrectionWork flush_work_;
 
   // Host bookkeeping.
-  std::vector<int> electron_, previous_, last_move_of_;
-  double column_norm2_ = 0, w_norm2_ = 0, growth_sum_ = 0;
+  std::vector<int> electron_, last_move_of_;
+  std::vector<double> w_norm2_;  // ||w_j||^2 per window move (the growth guard)
+  std::vector<Look> q_host_;     // q of the move being placed (the growth guard)
   double pending_ratio_ = 0.0;
   double column_norm_ = 0.0;  // ||a'|| of the accepted move
+  double cur_norm_ = 0.0;     // ||cur|| of the accepted move
 };
 
 }  // namespace slaterlab

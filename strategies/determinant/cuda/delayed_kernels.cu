@@ -2,6 +2,8 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include "slaterlab/strategies/cuda/runtime.hpp"
 
 namespace slaterlab::cuda {
@@ -20,43 +22,19 @@ __global__ void convert_kernel(const From* in, To* out, long count) {
 }
 
 template <class T>
-__global__ void subtract_replaced_kernel(const T* x, T* out, const int* previous,
-                                         const int* electron, int m, int k) {
+__global__ void subtract_replaced_kernel(const T* x, T* out, const int* electron, int m, int k) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
-  const int p = previous[i];
-  out[i] = x[i] - (p >= 0 ? x[p] : (electron[i] == k ? T(1) : T(0)));
+  out[i] = x[i] - (electron[i] == k ? T(1) : T(0));
 }
 
 template <class T>
-__global__ void border_column_kernel(const T* wa, const T* wa_table, int ld, const int* electron,
-                                     int m, int p, int k, T* b) {
-  const int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= m) return;
-  const T replaced = p >= 0 ? wa_table[j + long(p) * ld] : (electron[j] == k ? T(1) : T(0));
-  b[j] = wa[j] - replaced;
-}
-
-// One block: m <= K is small (the window), and the guard needs one number.
-template <class T>
-__global__ void bordered_inverse_norm2_kernel(const T* binv, int ld, const T* t, const T* q, int m,
-                                              double s, double* out) {
-  __shared__ double partial[kThreads];
-  double sum = 0;
-  for (long e = threadIdx.x; e < long(m) * m; e += blockDim.x) {
-    const int i = int(e % m), j = int(e / m);
-    const double v = double(binv[i + long(j) * ld]) + double(t[i]) * double(q[j]) / s;
-    sum += v * v;
+__global__ void gather_columns_kernel(const T* in, int n, const int* order, int m, T* out) {
+  const long count = long(n) * m;
+  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < count; e += long(gridDim.x) * blockDim.x) {
+    const long row = e % n, column = e / n;
+    out[e] = in[row + long(order[column]) * n];
   }
-  for (int i = threadIdx.x; i < m; i += blockDim.x)
-    sum += (double(t[i]) * double(t[i]) + double(q[i]) * double(q[i])) / (s * s);
-  partial[threadIdx.x] = sum;
-  __syncthreads();
-  for (int half = blockDim.x / 2; half > 0; half /= 2) {
-    if (int(threadIdx.x) < half) partial[threadIdx.x] += partial[threadIdx.x + half];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) *out = partial[0] + 1.0 / (s * s);
 }
 
 template <class T>
@@ -87,19 +65,10 @@ __global__ void corner_kernel(T* binv, T* wa_table, int ld, int m, T s, T rc) {
 }
 
 template <class T>
-__global__ void subtract_replaced_columns_kernel(T* y, int n, int m, const int* previous,
-                                                 const int* electron) {
-  const int row = blockIdx.x * blockDim.x + threadIdx.x;
-  if (row >= n) return;
-  for (int i = m - 1; i >= 0; --i) {
-    const int p = previous[i];
-    T& yi = y[row + long(i) * n];
-    if (p >= 0) {
-      yi -= y[row + long(p) * n];
-    } else if (electron[i] == row) {
-      yi -= T(1);
-    }
-  }
+__global__ void subtract_replaced_columns_kernel(T* y, int n, int m, const int* electron) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  y[electron[i] + long(i) * n] -= T(1);
 }
 
 }  // namespace
@@ -113,25 +82,17 @@ void convert(const From* in, To* out, long count) {
 }
 
 template <class T>
-void subtract_replaced(const T* x, T* out, const int* previous, const int* electron, int m, int k) {
+void subtract_replaced(const T* x, T* out, const int* electron, int m, int k) {
   if (m <= 0) return;
-  subtract_replaced_kernel<<<blocks_for(m), kThreads>>>(x, out, previous, electron, m, k);
+  subtract_replaced_kernel<<<blocks_for(m), kThreads>>>(x, out, electron, m, k);
   check_launch("subtract_replaced");
 }
 
 template <class T>
-void border_column(const T* wa, const T* wa_table, int ld, const int* electron, int m, int p, int k,
-                   T* b) {
-  if (m <= 0) return;
-  border_column_kernel<<<blocks_for(m), kThreads>>>(wa, wa_table, ld, electron, m, p, k, b);
-  check_launch("border_column");
-}
-
-template <class T>
-void bordered_inverse_norm2(const T* binv, int ld, const T* t, const T* q, int m, double s,
-                            double* out) {
-  bordered_inverse_norm2_kernel<<<1, kThreads>>>(binv, ld, t, q, m, s, out);
-  check_launch("bordered_inverse_norm2");
+void gather_columns(const T* in, int n, const int* order, int m, T* out) {
+  if (m == 0) return;
+  gather_columns_kernel<<<std::min(blocks_for(long(n) * m), 4096), kThreads>>>(in, n, order, m, out);
+  check_launch("gather_columns");
 }
 
 template <class T>
@@ -147,8 +108,8 @@ void border_inverse(T* binv, T* wa_table, int ld, const T* t, const T* q, const 
 }
 
 template <class T>
-void subtract_replaced_columns(T* y, int n, int m, const int* previous, const int* electron) {
-  subtract_replaced_columns_kernel<<<blocks_for(n), kThreads>>>(y, n, m, previous, electron);
+void subtract_replaced_columns(T* y, int n, int m, const int* electron) {
+  subtract_replaced_columns_kernel<<<blocks_for(m), kThreads>>>(y, n, m, electron);
   check_launch("subtract_replaced_columns");
 }
 
@@ -158,12 +119,10 @@ template void convert<float, float>(const float*, float*, long);
 template void convert<double, double>(const double*, double*, long);
 
 #define SLATERLAB_DELAYED_KERNELS(T)                                                              \
-  template void subtract_replaced<T>(const T*, T*, const int*, const int*, int, int);            \
-  template void border_column<T>(const T*, const T*, int, const int*, int, int, int, T*);        \
-  template void bordered_inverse_norm2<T>(const T*, int, const T*, const T*, int, double,        \
-                                          double*);                                              \
+  template void subtract_replaced<T>(const T*, T*, const int*, int, int);                        \
+  template void gather_columns<T>(const T*, int, const int*, int, T*);                          \
   template void border_inverse<T>(T*, T*, int, const T*, const T*, const T*, const T*, int, T, T); \
-  template void subtract_replaced_columns<T>(T*, int, int, const int*, const int*);
+  template void subtract_replaced_columns<T>(T*, int, int, const int*);
 SLATERLAB_DELAYED_KERNELS(float)
 SLATERLAB_DELAYED_KERNELS(double)
 #undef SLATERLAB_DELAYED_KERNELS

@@ -2,9 +2,9 @@
 // The small device kernels of the CUDA delayed update (delayed_kernels.cu);
 // everything else it does on the device is cuBLAS. Plain declarations over
 // device pointers, callable from host C++. Matrices are column-major; the
-// window arrays have leading dimension ld = K. `previous[i]` is p(i), the
-// earlier window move of the same electron or -1; `electron[i]` is k_i
-// (see strategies/determinant/delayed_update.hpp for the algebra).
+// window arrays have leading dimension ld = K. `electron[i]` is k_i, the
+// electron of window move i; a window holds each electron once (see
+// strategies/determinant/delayed_update.hpp for the algebra).
 
 namespace slaterlab::cuda {
 
@@ -12,23 +12,15 @@ namespace slaterlab::cuda {
 template <class From, class To>
 void convert(const From* in, To* out, long count);
 
-/// out_i = x_i - (x_{p(i)} if p(i) >= 0 else delta(k, k_i)), i < m: c from
-/// A'^T r in the ratio (Sherman-Morrison's form of e_k^T Ainv u_i).
+/// out_i = x_i - delta(k, k_i), i < m: c from A'^T r in the ratio
+/// (Sherman-Morrison's form of e_k^T Ainv u_i).
 template <class T>
-void subtract_replaced(const T* x, T* out, const int* previous, const int* electron, int m, int k);
+void subtract_replaced(const T* x, T* out, const int* electron, int m, int k);
 
-/// b_j = wa_j - (wa_table(j, p) if p >= 0 else delta(k_j, k)), j < m: B's
-/// new column for a move of electron k whose last window move is p.
+/// out(:, j) = in(:, order[j]) for n-row column-major blocks, j < m: the
+/// flush's W P (the LU's row swaps of B applied to W's columns).
 template <class T>
-void border_column(const T* wa, const T* wa_table, int ld, const int* electron, int m, int p, int k,
-                   T* b);
-
-/// ||B'^{-1}||_F^2 of the bordered inverse, formed without changing B^{-1}:
-/// sum_{i,j<m} (binv(i,j) + t_i q_j / s)^2 + (||t||^2 + ||q||^2 + 1) / s^2,
-/// accumulated in double into *out (device).
-template <class T>
-void bordered_inverse_norm2(const T* binv, int ld, const T* t, const T* q, int m, double s,
-                            double* out);
+void gather_columns(const T* in, int n, const int* order, int m, T* out);
 
 /// Borders B^{-1} (m x m) to (m + 1) x (m + 1) with pivot s:
 /// [[B^{-1} + t q^T / s, -t / s], [-q^T / s, 1 / s]], and W^T A' with the new
@@ -39,9 +31,8 @@ void border_inverse(T* binv, T* wa_table, int ld, const T* t, const T* q, const 
                     int m, T s, T rc);
 
 /// Y = Ainv A' (n x m, leading dimension n) becomes Ainv U: column i minus
-/// column p(i) for a repeated electron, minus e_{k_i} for a first move;
-/// per row, i descending, so that column p(i) < i is still Ainv a'_{p(i)}.
+/// e_{k_i} (Ainv a_{k_i,0} = e_{k_i}, Sherman-Morrison's form).
 template <class T>
-void subtract_replaced_columns(T* y, int n, int m, const int* previous, const int* electron);
+void subtract_replaced_columns(T* y, int n, int m, const int* electron);
 
 }  // namespace slaterlab::cuda
