@@ -170,9 +170,8 @@ Ratio DelayedUpdate<Storage, Look>::ratio(Eigen::Index k, const Eigen::VectorXd&
   column_ = new_column.template cast<Look>();
   row_ = ainvt_.col(k).template cast<Look>();
   // The current row k of the inverse, cur = r - W q, q = B^{-T} c, where
-  // c_i = e_k^T Ainv u_i = r^T a'_i - r^T (the column move i replaced), and
-  // that column is a'_{p(i)} or, for a first move, A0's own column, for
-  // which r^T a_{k_i,0} is taken as delta(k, k_i) (file comment).
+  // c_i = e_k^T Ainv u_i = r^T a'_i - r^T a_{k_i,0}, the latter taken as
+  // the identity's delta(k, k_i) (file comment).
   cur_row_ = row_;
   if (m > 0) {
     gemv_block(true, n, m, Look(1), columns_.data(), n, row_.data(), Look(0), ra_.data());
