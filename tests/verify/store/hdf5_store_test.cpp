@@ -891,8 +891,9 @@ TEST_F(Hdf5StoreTest, SchemaDocumentDescribesVmcAndOrbitalGroups) {
     SCOPED_TRACE(name);
     const auto units = documented_units(doc, name);
     ASSERT_FALSE(units.empty()) << "not in any table of the schema document";
-    if (!unit.empty())
+    if (!unit.empty()) {
       EXPECT_NE(std::find(units.begin(), units.end(), unit), units.end()) << "unit " << unit;
+    }
   };
   auto expect_group = [&](hid_t group) {
     std::vector<std::string> keys, units;
