@@ -109,6 +109,7 @@ void border_inverse(T* binv, T* wa_table, int ld, const T* t, const T* q, const 
 
 template <class T>
 void subtract_replaced_columns(T* y, int n, int m, const int* electron) {
+  if (m <= 0) return;
   subtract_replaced_columns_kernel<<<blocks_for(m), kThreads>>>(y, n, m, electron);
   check_launch("subtract_replaced_columns");
 }
