@@ -70,7 +70,7 @@
 // and releasing moves are applied alone, and an electron already in the
 // window flushes it (place_accepted_move). On healthy walks the windows
 // fill: iid Gaussian sweeps, every move accepted, flush after 85 moves on
-// average at N = 2048, K = 256 (README "Benchmarks").
+// average at N = 2048, K = 256 (README "Delayed updates").
 //
 // Flush (after K accepted moves, on flush(), or by the guard):
 //   Z = W B^{-T}  by a solve with B's LU (partial pivoting; B = W^T A' from

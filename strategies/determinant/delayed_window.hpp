@@ -33,7 +33,7 @@ class DelayedWindowUpdater : public UpdaterBase {
   /// exceeds kGrowthFactor N (place_accepted_move). Why 16: it leaves
   /// healthy windows their length (iid Gaussian sweeps with every move
   /// accepted flush after 95 and 85 moves on average at K = 256, N = 1024
-  /// and 2048), while a window opened on a near-singular inverse exceeds it
+  /// and 2048, `slaterlab bench --n=1024,2048 --seconds=1.5`), while a window opened on a near-singular inverse exceeds it
   /// 75-fold at its second move (N = 256), and the walks of
   /// delayed_update_test's FilledWindowsFlushWithinTheGuardOfSm keep their
   /// flushed inverses within a few times sm's error.
