@@ -138,14 +138,8 @@ void DelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
 }
 
 template <class Storage, class Look>
-Inversion<Storage> DelayedUpdate<Storage, Look>::fresh_inversion() const {
-  return precision() == Precision::mixed ? invert<Storage, double>(matrix())
-                                         : invert<Storage, Storage>(matrix());
-}
-
-template <class Storage, class Look>
 void DelayedUpdate<Storage, Look>::refactorise() {
-  Inversion<Storage> inv = fresh_inversion();
+  Inversion<Storage> inv = invert_at<Storage>(precision(), matrix());
   // Same LU and inverse as sm, transposed once here (O(N^2) next to the
   // O(N^3) factorisation) so that rows of Ainv are contiguous afterwards.
   ainvt_ = inv.inverse.transpose();
@@ -233,14 +227,7 @@ void DelayedUpdate<Storage, Look>::accept() {
   // log|det| it accumulates), not in the window algebra.
   const double pivot = pending_pivot_;
   const Eigen::Index k = pending().k;
-  if (commit_pending()) {  // breakdown, or the periodic recompute is due
-    proposal_open_ = false;
-    refactorise();
-    return;
-  }
-  proposal_open_ = false;
-  log_det_.log_abs += std::log(std::abs(rho));
-  if (rho < 0) log_det_.sign = -log_det_.sign;
+  if (!commit_accepted(rho)) return;
 
   // This move's own amplification, as Sherman-Morrison commits it.
   cur_norm_ = double(cur_row_.norm());
@@ -388,7 +375,7 @@ MaintainedState DelayedUpdate<Storage, Look>::maintained() const {
   MatrixX<Storage> ainvt = ainvt_;
   CorrectionWork work;
   if (!correct(ainvt, work)) {  // B singular to working precision: what a flush would refactorise
-    return {fresh_inversion().inverse.template cast<double>(), std::nullopt};
+    return {invert_at<Storage>(precision(), matrix()).inverse.template cast<double>(), std::nullopt};
   }
   return {ainvt.transpose().template cast<double>(), std::nullopt};
 }

@@ -127,7 +127,6 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   void reset(const Eigen::MatrixXd& a) override;
   Ratio ratio(Eigen::Index k, const Eigen::VectorXd& new_column) override;
   void accept() override;
-  LogDet log_det() const override { return log_det_; }
   MaintainedState maintained() const override;
 
   DelayedVariant variant() const { return variant_; }
@@ -142,7 +141,7 @@ class DelayedUpdate final : public DelayedWindowUpdater {
     MatrixX<Storage> columns_store;  // A' rounded to Storage (mixed only)
   };
 
-  void refactorise();
+  void refactorise() override;
   void close_window() override;
   void correct_flushed_inverse() override {
     if (!correct(ainvt_, flush_work_)) refactorise();
@@ -169,13 +168,10 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   /// work.z = Z = W B^{-T}, the window's rows of the current inverse, solved
   /// with B's LU factors; false when B is singular to working precision.
   bool solve_window_rows(CorrectionWork& work) const;
-  /// LU inverse of matrix() as refactorise() computes it.
-  Inversion<Storage> fresh_inversion() const;
   Eigen::Index capacity() const { return Eigen::Index(options().k); }
 
   DelayedVariant variant_;
   MatrixX<Storage> ainvt_;  // Ainv^T at the last flush, N x N
-  LogDet log_det_;
 
   // Window, preallocated N x K and K x K (leading dimensions N and K).
   MatrixX<Look> columns_;   // A' = [a'_1 .. a'_m], the new columns

@@ -61,6 +61,8 @@ class DelayedWindowUpdater : public UpdaterBase {
     if (proposal_open_) throw ProtocolError("flush: a ratio() is waiting for accept/reject");
     if (m_ > 0) apply_window();
   }
+  LogDet log_det() const final { return log_det_; }
+
   /// Accepted moves waiting in the window (0 right after a flush).
   Eigen::Index pending_moves() const { return m_; }
   /// Flushes forced by the growth guard since reset() (also in flushes).
@@ -84,11 +86,28 @@ class DelayedWindowUpdater : public UpdaterBase {
     apply_window();
     ++guard_flushes_;
   }
+  /// The start of accept(): commits the pending move with ratio rho to the
+  /// protocol and to log|det|. False when it was a breakdown or the periodic
+  /// recompute was due: the updater has refactorised and the move is in the
+  /// exact matrix already, with no window to place it in.
+  bool commit_accepted(double rho) {
+    proposal_open_ = false;
+    if (commit_pending()) {
+      refactorise();
+      return false;
+    }
+    log_det_.log_abs += std::log(std::abs(rho));
+    if (rho < 0) log_det_.sign = -log_det_.sign;
+    return true;
+  }
 
   Eigen::Index m_ = 0;  // accepted moves in the window
   bool proposal_open_ = false;
+  LogDet log_det_;      // log|det| of the current matrix
 
  private:
+  /// Inverts matrix() afresh (log_det_ from its LU) and empties the window.
+  virtual void refactorise() = 0;
   /// Ainv <- Ainv - Y B^{-1} W^T for the current window (m_ > 0).
   virtual void correct_flushed_inverse() = 0;
   /// Empties the window (after a flush or a refactorisation).

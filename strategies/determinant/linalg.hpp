@@ -63,4 +63,12 @@ struct Inversion {
 template <class Storage, class Compute = Storage>
 Inversion<Storage> invert(const Eigen::MatrixXd& a);
 
+/// The refactorisation of the inverse-updating strategies at precision p:
+/// invert<Storage, Storage>, or for mixed (Storage = float) the LU in double
+/// rounded to float.
+template <class Storage>
+Inversion<Storage> invert_at(Precision p, const Eigen::MatrixXd& a) {
+  return p == Precision::mixed ? invert<Storage, double>(a) : invert<Storage, Storage>(a);
+}
+
 }  // namespace slaterlab

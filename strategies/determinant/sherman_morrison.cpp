@@ -22,8 +22,7 @@ void ShermanMorrison<Storage>::reset(const Eigen::MatrixXd& a) {
 
 template <class Storage>
 void ShermanMorrison<Storage>::refactorise() {
-  Inversion<Storage> inv = precision() == Precision::mixed ? invert<Storage, double>(matrix())
-                                                           : invert<Storage, Storage>(matrix());
+  Inversion<Storage> inv = invert_at<Storage>(precision(), matrix());
   ainvt_ = inv.inverse.transpose();
   log_det_ = inv.log_det;
   note_recompute();

@@ -26,8 +26,7 @@ void Splitting<Storage>::reset(const Eigen::MatrixXd& a) {
 
 template <class Storage>
 void Splitting<Storage>::refactorise() {
-  Inversion<Storage> inv = precision() == Precision::mixed ? invert<Storage, double>(matrix())
-                                                           : invert<Storage, Storage>(matrix());
+  Inversion<Storage> inv = invert_at<Storage>(precision(), matrix());
   ainvt_ = inv.inverse.transpose();
   log_det_ = inv.log_det;
   queue_cols_.clear();

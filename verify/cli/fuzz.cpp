@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <ctime>
 #include <map>
 #include <ostream>
 #include <random>
@@ -18,6 +17,7 @@
 
 #include "verify/inputs/replay.hpp"
 #include "verify/inputs/suggest.hpp"
+#include "verify/store/results.hpp"
 
 namespace slaterlab {
 
@@ -333,15 +333,6 @@ std::optional<Found> rapidcheck_run(RunContext& ctx, int resume) {
 
 // ---- reporting a failure --------------------------------------------------------------
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
-}
-
 std::string reproduce_command(const PropertyConfig& c, Property p, CaseMode mode,
                               std::uint64_t seed, int cases, int max_n) {
   return fmt::format(
@@ -559,7 +550,7 @@ void write_corpus_entry(const fs::path& path, const CorpusEntry& e) {
       {"probe_column", std::to_string(c.probe_column)},
       {"probe_source", std::to_string(c.probe_source)},
       {"slaterlab_version", SLATERLAB_VERSION " (" SLATERLAB_GIT_COMMIT ")"},
-      {"created", utc_now()},
+      {"created", utc_timestamp()},
   };
   // Never a half-written entry under the final name.
   const fs::path partial =

@@ -8,7 +8,6 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
-#include <ctime>
 #include <iostream>
 #include <new>
 #include <string>
@@ -35,15 +34,6 @@ constexpr int kExitBadInput = 2;
 
 std::atomic<bool> g_interrupted{false};
 const MpiSession* g_mpi = nullptr;  // set by main
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
-}
 
 std::string host_name() {
   char buffer[256] = {};
@@ -89,7 +79,7 @@ int run_command(const RunArgs& args, const std::string& command_line) {
                format_seconds(plan.seconds), format_bytes(plan.peak_bytes));
   }
 
-  const RunMetadata metadata{SLATERLAB_VERSION, SLATERLAB_GIT_COMMIT, utc_now(), host_name(),
+  const RunMetadata metadata{SLATERLAB_VERSION, SLATERLAB_GIT_COMMIT, utc_timestamp(), host_name(),
                              command_line, study.resolved_toml};
   const bool progress = !args.quiet && isatty(STDERR_FILENO);
   const auto t0 = std::chrono::steady_clock::now();
@@ -134,7 +124,7 @@ int table_command(const std::string& file, const std::string& format, const std:
 
 int regress_cli(const RegressArgs& args, const std::string& command_line) {
   std::signal(SIGINT, [](int) { g_interrupted = true; });
-  const RunMetadata metadata{SLATERLAB_VERSION, SLATERLAB_GIT_COMMIT, utc_now(), host_name(),
+  const RunMetadata metadata{SLATERLAB_VERSION, SLATERLAB_GIT_COMMIT, utc_timestamp(), host_name(),
                              command_line, ""};
   const bool progress = !args.quiet && isatty(STDERR_FILENO);
   return regress_command(args, metadata, {progress, &g_interrupted}, std::cout, std::cerr);

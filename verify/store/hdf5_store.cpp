@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cmath>
+#include <ctime>
 #include <limits>
 #include <cstring>
 #include <set>
@@ -20,6 +21,15 @@
 #include "verify/store/hdf5_handle.hpp"
 
 namespace slaterlab {
+
+std::string utc_timestamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
 
 namespace fs = std::filesystem;
 using h5::Handle;

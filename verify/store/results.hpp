@@ -24,6 +24,9 @@ struct RunMetadata {
   std::string config_toml;   // the full resolved experiment definition
 };
 
+/// The current time in created_utc's form (ISO 8601, seconds, UTC).
+std::string utc_timestamp();
+
 /// One experiment: a workload instance every strategy runs on in lockstep.
 struct ExperimentInfo {
   std::string name;

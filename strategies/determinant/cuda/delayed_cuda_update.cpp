@@ -56,16 +56,10 @@ void CudaDelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
 }
 
 template <class Storage, class Look>
-Inversion<Storage> CudaDelayedUpdate<Storage, Look>::fresh_inversion() const {
-  return precision() == Precision::mixed ? invert<Storage, double>(matrix())
-                                         : invert<Storage, Storage>(matrix());
-}
-
-template <class Storage, class Look>
 void CudaDelayedUpdate<Storage, Look>::refactorise() {
   // The CPU inversion of sm and delayed (LU in double for mixed), uploaded
   // transposed so that a row of Ainv is a contiguous device column.
-  const Inversion<Storage> inv = fresh_inversion();
+  const Inversion<Storage> inv = invert_at<Storage>(precision(), matrix());
   const MatrixX<Storage> ainvt = inv.inverse.transpose();
   cuda::upload(ainvt_.data(), ainvt.data(), std::size_t(ainvt.size()));
   log_det_ = inv.log_det;
@@ -110,14 +104,7 @@ template <class Storage, class Look>
 void CudaDelayedUpdate<Storage, Look>::accept() {
   const double rho = pending_ratio_;
   const Eigen::Index k = pending().k;
-  if (commit_pending()) {  // breakdown, or the periodic recompute is due
-    proposal_open_ = false;
-    refactorise();
-    return;
-  }
-  proposal_open_ = false;
-  log_det_.log_abs += std::log(std::abs(rho));
-  if (rho < 0) log_det_.sign = -log_det_.sign;
+  if (!commit_accepted(rho)) return;
 
   // This move's own amplification, as Sherman-Morrison commits it; then the
   // CPU code's decisions (delayed_window.hpp).
@@ -249,7 +236,7 @@ MaintainedState CudaDelayedUpdate<Storage, Look>::maintained() const {
     cuda::copy_on_device(copy.data(), ainvt_.data(), count);
     CorrectionWork work;
     if (!correct(copy, work)) {  // B singular to working precision: what a flush would refactorise
-      return {fresh_inversion().inverse.template cast<double>(), std::nullopt};
+      return {invert_at<Storage>(precision(), matrix()).inverse.template cast<double>(), std::nullopt};
     }
     cuda::download(ainvt.data(), copy.data(), count);
   }

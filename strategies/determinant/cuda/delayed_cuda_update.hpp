@@ -52,7 +52,6 @@ class CudaDelayedUpdate final : public DelayedWindowUpdater {
   void reset(const Eigen::MatrixXd& a) override;
   Ratio ratio(Eigen::Index k, const Eigen::VectorXd& new_column) override;
   void accept() override;
-  LogDet log_det() const override { return log_det_; }
   MaintainedState maintained() const override;
 
  private:
@@ -73,9 +72,7 @@ class CudaDelayedUpdate final : public DelayedWindowUpdater {
   int n() const { return int(size()); }
   int capacity() const { return options().k; }
   void allocate();
-  void refactorise();
-  /// LU inverse of matrix() as refactorise() computes it (on the host).
-  Inversion<Storage> fresh_inversion() const;
+  void refactorise() override;
   void close_window() override;
   void correct_flushed_inverse() override {
     if (!correct(ainvt_, flush_work_)) refactorise();
@@ -97,7 +94,6 @@ class CudaDelayedUpdate final : public DelayedWindowUpdater {
   bool solve_window_rows(CorrectionWork& work) const;
 
   cuda::Blas blas_;
-  LogDet log_det_;
 
   // Device state.
   Array<Storage> ainvt_;      // Ainv^T at the last flush, N x N
