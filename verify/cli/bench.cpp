@@ -30,6 +30,11 @@ namespace {
 struct BenchOptions {
   std::vector<Eigen::Index> sizes{256, 1024, 2048, 4096};
   double seconds = 0.3;  // CPU time per measured case
+  // Google Benchmark's --benchmark_format / --benchmark_out_format, peeked
+  // at (they stay in argv for the library) so that csv gets our reporter.
+  std::string display_format = "console";
+  std::string file_format = "json";
+  bool file_out = false;  // --benchmark_out given
 };
 
 BenchOptions& bench_options() {
@@ -401,6 +406,12 @@ bool take_bench_options(int& argc, char** argv, BenchOptions& options, std::stri
       name = arg.substr(0, eq);
       value = arg.substr(eq + 1);
     }
+    if (name == "--benchmark_format" || name == "--benchmark_out_format") {
+      if (value != "console" && value != "json" && value != "csv")
+        return error = name + " takes console, json or csv, got '" + value + "'", false;
+      (name == "--benchmark_format" ? options.display_format : options.file_format) = value;
+    }
+    if (name == "--benchmark_out" && !value.empty()) options.file_out = true;
     if (name != "--n" && name != "--seconds") {
       argv[out++] = argv[i];
       continue;
@@ -436,13 +447,40 @@ bool take_bench_options(int& argc, char** argv, BenchOptions& options, std::stri
   return true;
 }
 
+// Google Benchmark's CSV reporter writes its header from the first case it
+// sees and aborts ("All counters must be present in each run") when a later
+// case carries a counter the header lacks; our cases carry different ones
+// (bytes for the triad, flops for GEMM and the updates). Holding every run
+// back and handing them over at once makes the header the union of the
+// counters; a case without one leaves that field empty. The price: the CSV
+// appears when the run ends, not case by case.
+class UnionCsvReporter : public benchmark::CSVReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    runs_.insert(runs_.end(), runs.begin(), runs.end());
+  }
+  void Finalize() override {
+    if (!runs_.empty()) benchmark::CSVReporter::ReportRuns(runs_);
+    benchmark::CSVReporter::Finalize();
+  }
+
+ private:
+  std::vector<Run> runs_;
+};
+
+/// Our reporter where csv is asked for; nullptr lets the library build its own.
+std::unique_ptr<benchmark::BenchmarkReporter> csv_reporter_if(bool csv) {
+  return csv ? std::make_unique<UnionCsvReporter>() : nullptr;
+}
+
 }  // namespace
 
 const char* bench_usage() {
   return "  --n=LIST         sizes of the update and limit cases (default 256,1024,2048,4096)\n"
          "  --seconds=T      CPU seconds per measured case (default 0.3)\n"
          "  --benchmark_filter=REGEX  run only matching cases, e.g. 'updates/delayed-.*-double/N:1024'\n"
-         "  --benchmark_format=json, --benchmark_out=FILE, ...: Google Benchmark's own flags\n";
+         "  --benchmark_format=console|json|csv, --benchmark_out=FILE, --benchmark_out_format=...:\n"
+         "                   Google Benchmark's own flags (csv is written when the run ends)\n";
 }
 
 int run_bench(int argc, char** argv) {
@@ -458,7 +496,10 @@ int run_bench(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
   benchmark::AddCustomContext("blas_threads", std::to_string(openblas_get_num_threads()));
   benchmark::AddCustomContext("seconds_per_case", fmt::format("{}", bench_options().seconds));
-  benchmark::RunSpecifiedBenchmarks();
+  const BenchOptions& options = bench_options();
+  const auto display = csv_reporter_if(options.display_format == "csv");
+  const auto file = csv_reporter_if(options.file_out && options.file_format == "csv");
+  benchmark::RunSpecifiedBenchmarks(display.get(), file.get());
   benchmark::Shutdown();
   return 0;
 }

@@ -67,6 +67,29 @@ TEST_F(Cli, BenchRunsOnlyTheSizesAndCasesAsked) {
   EXPECT_EQ(r.out.find("delayed"), std::string::npos);   // filtered out
 }
 
+TEST_F(Cli, BenchCsvCarriesEveryCaseAndEveryCounter) {
+  // The triad case reports bytes, the sm case its bound: cases with
+  // different counters, which Google Benchmark's own CSV reporter aborts on.
+  // Every case must appear, under one header naming both counters (in the
+  // file, after the context lines the library writes there).
+  const std::string file = path("bench.csv");
+  const Result r = run("bench --n=16 --seconds=0.01 "
+                       "--benchmark_filter='^(updates/sm-double/|limits/stream-triad)' "
+                       "--benchmark_format=csv --benchmark_out_format=csv --benchmark_out=" + file);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const std::string& csv : {r.out, slurp(file)}) {
+    const auto at = csv.find("name,");
+    ASSERT_NE(at, std::string::npos) << csv;
+    const std::string header = csv.substr(at, csv.find('\n', at) - at);
+    EXPECT_NE(header.find("of_bound"), std::string::npos) << header;
+    EXPECT_NE(csv.find("\"updates/sm-double/N:16"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\"limits/stream-triad"), std::string::npos) << csv;
+  }
+  const Result bad = run("bench --benchmark_format=xml");
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_EQ(bad.err.rfind("slaterlab: error: bench: --benchmark_format", 0), 0u) << bad.err;
+}
+
 TEST_F(Cli, TinyStudyRunsPrintsTableAndWritesTheFile) {
   const std::string out = path("r.h5");
   const Result r = run("run " + write("s.toml", tiny_study()) + " -o " + out);
