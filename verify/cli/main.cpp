@@ -1,16 +1,20 @@
 // slaterlab: the command line. Exit codes: 0 ok, 1 a check failed (or a
-// regression), 2 bad input or an I/O error (README "Exit codes").
+// regression), 2 bad input or an I/O error, 70 an internal error (a bug),
+// 130 interrupted (README "Exit codes").
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <iostream>
 #include <new>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "verify/inputs/config.hpp"
@@ -31,6 +35,8 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitCheckFailed = 1;
 constexpr int kExitBadInput = 2;
+constexpr int kExitInternal = 70;  // sysexits.h's EX_SOFTWARE
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
 
 std::atomic<bool> g_interrupted{false};
 const MpiSession* g_mpi = nullptr;  // set by main
@@ -52,6 +58,7 @@ std::string quoted_command_line(int argc, char** argv) {
 
 struct RunArgs {
   std::string experiment;
+  bool experiment_given = false;  // false: the built-in default study
   std::string output = "results.h5";
   std::vector<std::string> sets;
   bool quiet = false;
@@ -60,19 +67,17 @@ struct RunArgs {
 };
 
 int run_command(const RunArgs& args, const std::string& command_line) {
-  const StudyConfig study = args.experiment.empty()
-                                ? parse_study(default_study_toml(), "default study", args.sets)
-                                : load_study(args.experiment, args.sets);
-  // Before any work: a study that cannot fit is refused (exit 2), and a long
-  // one says how long it will take.
+  const StudyConfig study = args.experiment_given
+                                ? load_study(args.experiment, args.sets)
+                                : parse_study(default_study_toml(), "default study", args.sets);
+  // Before any work, the same checks as the run, also for --dry-run and on
+  // every MPI rank: a study that cannot run or fit is refused (exit 2), and a
+  // long one says how long it will take.
   const StudyPlan plan = plan_study(study);
   const double available = available_memory_bytes();
-  if (args.dry_run) {
-    fmt::print("{}", format_plan(plan, available));
-    check_fits(plan, available);
-    return kExitOk;
-  }
+  if (args.dry_run) fmt::print("{}", format_plan(plan, available));
   check_before_running(study, plan, available);
+  if (args.dry_run) return kExitOk;
   if (!g_mpi || g_mpi->rank() == 0) check_output_path(args.output, args.append);
   if (!args.quiet && plan.seconds > 30) {
     fmt::print(stderr, "slaterlab: estimated time about {}, peak memory about {}\n",
@@ -85,7 +90,20 @@ int run_command(const RunArgs& args, const std::string& command_line) {
   const auto t0 = std::chrono::steady_clock::now();
   RunReport report;
   if (launched_processes() > 1) {  // mpirun -n P (verify/mpi_run.hpp)
-    report = run_study_distributed(*g_mpi, study, args.output, metadata, args.append, progress);
+    // mpirun ends a job it is asked to stop with SIGTERM to every rank.
+    std::signal(SIGINT, [](int) { g_interrupted = true; });
+    std::signal(SIGTERM, [](int) { g_interrupted = true; });
+    report = run_study_distributed(*g_mpi, study, args.output, metadata, args.append, progress,
+                                   &g_interrupted);
+    if (report.interrupted) {
+      if (report.partial_file.empty()) {
+        fmt::print(stderr, "slaterlab: interrupted (rank {})\n", g_mpi->rank());
+      } else {
+        fmt::print(stderr, "slaterlab: interrupted; completed checkpoints of rank {} are in {}\n",
+                   g_mpi->rank(), report.partial_file);
+      }
+      MpiSession::leave(kExitInterrupted);  // without waiting for the other ranks
+    }
     if (g_mpi->rank() != 0) return kExitOk;  // rank 0 reports for all
   } else {
     ResultWriter writer = ResultWriter::create(args.output, metadata, args.append);
@@ -95,7 +113,7 @@ int run_command(const RunArgs& args, const std::string& command_line) {
       writer.keep_partial();
       fmt::print(stderr, "slaterlab: interrupted; completed checkpoints are in {}.partial\n",
                  args.output);
-      return 130;
+      return kExitInterrupted;
     }
     writer.commit();
   }
@@ -130,6 +148,12 @@ int regress_cli(const RegressArgs& args, const std::string& command_line) {
   return regress_command(args, metadata, {progress, &g_interrupted}, std::cout, std::cerr);
 }
 
+/// A command line the option parser refused (bad input, exit 2).
+class UsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 int main_impl(int argc, char** argv) {
   CLI::App app{"slaterlab: accuracy of Slater-determinant update strategies against "
                "high-precision and certified references"};
@@ -140,7 +164,8 @@ int main_impl(int argc, char** argv) {
   CLI::App* run_cmd = app.add_subcommand(
       "run", "Run a study (the built-in default study without a file); print its table and "
              "write an HDF5 results file");
-  run_cmd->add_option("experiment", run.experiment, "Experiment TOML file (default: built-in study)");
+  const CLI::Option* run_experiment = run_cmd->add_option(
+      "experiment", run.experiment, "Experiment TOML file (default: built-in study)");
   run_cmd->add_option("-o,--output", run.output, "HDF5 results file")->capture_default_str();
   run_cmd->add_option("--set", run.sets, "Override a key: section.key=value (repeatable)");
   run_cmd->add_flag("-q,--quiet", run.quiet, "No progress or summary on stderr");
@@ -214,11 +239,20 @@ int main_impl(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitBadInput;
+    // One line like every other bad input; the option list is --help's.
+    throw UsageError(fmt::format("{} (slaterlab --help lists the options)", e.what()));
   }
-  if (*run_cmd) return run_command(run, quoted_command_line(argc, argv));
+  if (*run_cmd) {
+    run.experiment_given = run_experiment->count() > 0;  // `run ""` names a file: an empty path
+    return run_command(run, quoted_command_line(argc, argv));
+  }
   if (*table_cmd) return table_command(table_file, table_format, table_kind);
   if (*bench_cmd) {
     std::vector<std::string> extras = bench_cmd->remaining();
@@ -241,26 +275,66 @@ int main_impl(int argc, char** argv) {
 }  // namespace
 }  // namespace slaterlab
 
+namespace slaterlab {
+namespace {
+
+/// `text` on one line: a message that quotes a value with a line break in it
+/// must still be the single line the exit codes promise.
+std::string one_line(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  std::replace(text.begin(), text.end(), '\r', ' ');
+  return text;
+}
+
+void print_error(std::string_view kind, std::string_view what) {
+  fmt::print(stderr, "slaterlab: {}: {}\n", kind, one_line(std::string(what)));
+}
+
+/// Runs the command; every exception ends as one line and an exit code,
+/// never as an abort: bad input, I/O and resources 2, a bug 70.
+int guarded_main(int argc, char** argv) {
+  try {
+    return main_impl(argc, argv);
+  } catch (const std::invalid_argument& e) {  // ConfigError, InputError, bad values
+    print_error("error", e.what());
+  } catch (const IoError& e) {
+    print_error("error", e.what());
+  } catch (const std::length_error& e) {
+    // A size from the input (a file's declared shape, an option) beyond
+    // what a container can hold.
+    print_error("error", fmt::format("a size too large for this machine ({})", e.what()));
+  } catch (const std::bad_alloc& e) {
+    // Anywhere the up-front estimate could not see (a replay file larger
+    // than its shape suggests, Arb at a high precision, another process
+    // taking the memory), std::bad_array_new_length (an impossible size)
+    // included: one line, and the store's guarantee holds (the output was
+    // not replaced; only a killed run leaves its .partial).
+    print_error("error", "out of memory (slaterlab run --dry-run shows the estimates)");
+  } catch (const std::logic_error& e) {
+    print_error("internal error", fmt::format("{} (a bug in slaterlab: please report it)", e.what()));
+    return kExitInternal;
+  } catch (const std::exception& e) {  // the environment: a system call, a library
+    print_error("error", e.what());
+  } catch (...) {
+    print_error("internal error", "an unknown exception (a bug in slaterlab: please report it)");
+    return kExitInternal;
+  }
+  return kExitBadInput;
+}
+
+}  // namespace
+}  // namespace slaterlab
+
 int main(int argc, char** argv) {
   // One BLAS thread: results are reproducible and timings are per core.
   openblas_set_num_threads(1);
   const slaterlab::MpiSession mpi(argc, argv);
   slaterlab::g_mpi = &mpi;
-  try {
-    return slaterlab::main_impl(argc, argv);
-  } catch (const std::invalid_argument& e) {  // ConfigError, InputError, bad values
-    fmt::print(stderr, "slaterlab: error: {}\n", e.what());
-  } catch (const slaterlab::IoError& e) {
-    fmt::print(stderr, "slaterlab: error: {}\n", e.what());
-  } catch (const std::bad_alloc&) {
-    // Anywhere the up-front estimate could not see (a replay file larger
-    // than its shape suggests, Arb at a high precision, another process
-    // taking the memory): one line, and the store's guarantee holds (the
-    // output was not replaced; only a killed run leaves its .partial).
-    fmt::print(stderr,
-               "slaterlab: error: out of memory (slaterlab run --dry-run shows the estimates)\n");
+  const int code = slaterlab::guarded_main(argc, argv);
+  // A rank that fails alone would leave the others waiting for it for ever.
+  if (code != slaterlab::kExitOk && code != slaterlab::kExitCheckFailed && mpi.active()) {
+    slaterlab::MpiSession::abort(code);
   }
-  // The other ranks would wait for this one for ever.
-  if (mpi.active()) slaterlab::MpiSession::abort(slaterlab::kExitBadInput);
-  return slaterlab::kExitBadInput;
+  return code;
 }
