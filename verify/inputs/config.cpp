@@ -357,9 +357,10 @@ std::vector<toml::table> entries(const toml::table& root, const std::string& key
 // ---- overrides -------------------------------------------------------------
 
 toml::node_view<toml::node> parse_value_holder(toml::table& holder, const std::string& value) {
-  check_input_bounds(value, "--set value");
+  const std::string text = "v = " + value;
+  check_input_bounds(text, "--set value");
   try {
-    holder = toml::parse("v = " + value);
+    holder = toml::parse(text);
   } catch (const toml::parse_error&) {
     holder = toml::table{{"v", value}};  // not a TOML literal: take it as a bare string
   }
