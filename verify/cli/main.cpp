@@ -12,6 +12,7 @@
 #include <csignal>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -66,20 +67,69 @@ struct RunArgs {
   bool dry_run = false;
 };
 
-int run_command(const RunArgs& args, const std::string& command_line) {
-  const StudyConfig study = args.experiment_given
-                                ? load_study(args.experiment, args.sets)
-                                : parse_study(default_study_toml(), "default study", args.sets);
-  // Before any work, the same checks as the run, also for --dry-run and on
-  // every MPI rank: a study that cannot run or fit is refused (exit 2), and a
-  // long one says how long it will take.
-  const StudyPlan plan = plan_study(study);
+/// `text` on one line: a message that quotes a value with a line break in it
+/// must still be the single line the exit codes promise.
+std::string one_line(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  std::replace(text.begin(), text.end(), '\r', ' ');
+  return text;
+}
+
+void print_error(std::string_view kind, std::string_view what) {
+  fmt::print(stderr, "slaterlab: {}: {}\n", kind, one_line(std::string(what)));
+}
+
+struct PreparedStudy {
+  StudyConfig study;
+  StudyPlan plan;
+};
+
+/// Everything `run` checks before any work, also for --dry-run (which then
+/// prints the plan) and on every MPI rank: a study that cannot run or fit
+/// is refused (exit 2).
+PreparedStudy prepare_run(const RunArgs& args, bool first_rank) {
+  PreparedStudy p{args.experiment_given
+                      ? load_study(args.experiment, args.sets)
+                      : parse_study(default_study_toml(), "default study", args.sets),
+                  {}};
+  p.plan = plan_study(p.study);
   const double available = available_memory_bytes();
-  if (args.dry_run) fmt::print("{}", format_plan(plan, available));
-  check_before_running(study, plan, available);
+  if (args.dry_run && first_rank) fmt::print("{}", format_plan(p.plan, available));
+  check_before_running(p.study, p.plan, available);
+  if (!args.dry_run && first_rank) check_output_path(args.output, args.append);
+  return p;
+}
+
+/// prepare_run on every rank of an MPI run, which then agree: when any rank
+/// refuses the study, every rank ends with exit code 2 (no MPI_Abort, so no
+/// launcher noise); rank 0 says why, another rank only what rank 0 did not
+/// see. Without MPI, prepare_run itself.
+std::optional<PreparedStudy> prepare_on_every_rank(const RunArgs& args) {
+  if (!g_mpi || !g_mpi->active()) return prepare_run(args, true);
+  std::optional<PreparedStudy> prepared;
+  std::string problem;
+  try {
+    prepared = prepare_run(args, g_mpi->rank() == 0);
+  } catch (const std::invalid_argument& e) {
+    problem = e.what();
+  } catch (const IoError& e) {
+    problem = e.what();
+  }
+  const std::vector<bool> ok = g_mpi->all_flags(prepared.has_value());
+  if (std::find(ok.begin(), ok.end(), false) == ok.end()) return prepared;
+  if (!prepared && (g_mpi->rank() == 0 || ok[0])) print_error("error", problem);
+  return std::nullopt;
+}
+
+int run_command(const RunArgs& args, const std::string& command_line) {
+  const std::optional<PreparedStudy> prepared = prepare_on_every_rank(args);
+  if (!prepared) return kExitBadInput;
   if (args.dry_run) return kExitOk;
-  if (!g_mpi || g_mpi->rank() == 0) check_output_path(args.output, args.append);
-  if (!args.quiet && plan.seconds > 30) {
+  const StudyConfig& study = prepared->study;
+  const StudyPlan& plan = prepared->plan;
+  // A long study says how long it will take.
+  if (!args.quiet && plan.seconds > 30 && (!g_mpi || g_mpi->rank() == 0)) {
     fmt::print(stderr, "slaterlab: estimated time about {}, peak memory about {}\n",
                format_seconds(plan.seconds), format_bytes(plan.peak_bytes));
   }
@@ -272,30 +322,15 @@ int main_impl(int argc, char** argv) {
   return kExitBadInput;
 }
 
-}  // namespace
-}  // namespace slaterlab
-
-namespace slaterlab {
-namespace {
-
-/// `text` on one line: a message that quotes a value with a line break in it
-/// must still be the single line the exit codes promise.
-std::string one_line(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  std::replace(text.begin(), text.end(), '\r', ' ');
-  return text;
-}
-
-void print_error(std::string_view kind, std::string_view what) {
-  fmt::print(stderr, "slaterlab: {}: {}\n", kind, one_line(std::string(what)));
-}
-
 /// Runs the command; every exception ends as one line and an exit code,
-/// never as an abort: bad input, I/O and resources 2, a bug 70.
-int guarded_main(int argc, char** argv) {
+/// never as an abort: bad input, I/O and resources 2, a bug 70. `escaped`
+/// tells whether an exception ended it.
+int guarded_main(int argc, char** argv, bool& escaped) {
+  escaped = true;
   try {
-    return main_impl(argc, argv);
+    const int code = main_impl(argc, argv);
+    escaped = false;
+    return code;
   } catch (const std::invalid_argument& e) {  // ConfigError, InputError, bad values
     print_error("error", e.what());
   } catch (const IoError& e) {
@@ -331,10 +366,9 @@ int main(int argc, char** argv) {
   openblas_set_num_threads(1);
   const slaterlab::MpiSession mpi(argc, argv);
   slaterlab::g_mpi = &mpi;
-  const int code = slaterlab::guarded_main(argc, argv);
+  bool escaped = false;
+  const int code = slaterlab::guarded_main(argc, argv, escaped);
   // A rank that fails alone would leave the others waiting for it for ever.
-  if (code != slaterlab::kExitOk && code != slaterlab::kExitCheckFailed && mpi.active()) {
-    slaterlab::MpiSession::abort(code);
-  }
+  if (escaped && mpi.active()) slaterlab::MpiSession::abort(code);
   return code;
 }

@@ -334,6 +334,14 @@ void MpiSession::leave(int code) {
   std::_Exit(code);
 }
 
+std::vector<bool> MpiSession::all_flags(bool mine) const {
+  if (!active_) return {mine};
+  const int flag = mine ? 1 : 0;
+  std::vector<int> flags(std::size_t(size_), 0);
+  MPI_Allgather(&flag, 1, MPI_INT, flags.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  return {flags.begin(), flags.end()};
+}
+
 RunReport run_study_distributed(const MpiSession& session, const StudyConfig& study,
                                 const std::filesystem::path& output, const RunMetadata& metadata,
                                 bool append, bool progress, const std::atomic<bool>* interrupt) {
@@ -395,6 +403,7 @@ MpiSession::~MpiSession() = default;
 void MpiSession::abort(int code) { std::exit(code); }
 
 void MpiSession::leave(int code) { std::exit(code); }
+std::vector<bool> MpiSession::all_flags(bool mine) const { return {mine}; }
 
 RunReport run_study_distributed(const MpiSession&, const StudyConfig&, const std::filesystem::path&,
                                 const RunMetadata&, bool, bool, const std::atomic<bool>*) {

@@ -24,8 +24,11 @@
 //
 // MPI is optional at build time (CMake's FindMPI; SLATERLAB_HAVE_MPI). MPI
 // is initialised only when a launcher started more than one process
-// (OMPI_COMM_WORLD_SIZE or PMI_SIZE), so a plain run never touches it. An
-// error on any rank aborts all of them (MPI_Abort with exit code 2).
+// (OMPI_COMM_WORLD_SIZE or PMI_SIZE), so a plain run never touches it. Every
+// rank validates the study before any work and the ranks agree on the
+// outcome (all_flags), so that a refused study ends every rank with exit
+// code 2 and one message. An error on any rank during the run aborts all of
+// them (MPI_Abort with exit code 2).
 //
 // Interrupts. Ctrl-C reaches mpirun, which ends the job by sending SIGTERM
 // to every rank; a batch system may send SIGINT to every rank. A rank that
@@ -71,6 +74,9 @@ class MpiSession {
   bool active() const { return active_; }
   int rank() const { return rank_; }
   int size() const { return size_; }
+  /// Every rank's `mine`, in rank order, on every rank (a collective call;
+  /// {mine} without MPI).
+  std::vector<bool> all_flags(bool mine) const;
   /// Ends every process with `code` (an error on one rank).
   [[noreturn]] static void abort(int code);
   /// Ends this process with `code` at once, without MPI_Finalize (which

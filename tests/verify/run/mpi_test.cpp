@@ -227,6 +227,20 @@ TEST_F(MpiRun, BadInputOnEveryRankExitsTwoWithoutOutput) {
   std::ofstream(dir_ / "study.toml") << "[[experiment]]\nn = 0\n[[strategy]]\nname = \"sm\"\n";
   EXPECT_EQ(run(mpirun(2), "bad.h5"), 2);
   EXPECT_FALSE(fs::exists(dir_ / "bad.h5"));
+  // The ranks agree on the refusal: rank 0 says why, once (the rest of
+  // stderr is mpirun's own report of the exit code).
+  std::ifstream err_file(dir_ / "bad.h5.err");
+  const std::string err((std::istreambuf_iterator<char>(err_file)), std::istreambuf_iterator<char>());
+  std::size_t lines = 0;
+  for (std::size_t at = err.find("slaterlab: "); at != std::string::npos;
+       at = err.find("slaterlab: ", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 1u) << err;
+  EXPECT_NE(err.find("slaterlab: error: " + (dir_ / "study.toml").string() +
+                     ": experiment[0]: 'n' must be an integer in [1, "),
+            std::string::npos)
+      << err;
 }
 
 TEST_F(MpiRun, InterruptedRanksKeepTheirWorkAndExit130) {
