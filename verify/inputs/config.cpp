@@ -321,8 +321,24 @@ void check_input_bounds(const std::string& text, const std::string& source) {
 
 // ---- list expansion --------------------------------------------------------
 
+/// An entry's lists expand to at most this many experiments, VMC runs or
+/// strategies: far beyond any study (each is a group of the results file),
+/// and a bound on the memory the expansion itself takes.
+constexpr std::size_t kMaxExpansion = 100000;
+
 /// Expands every list-valued key in `keys` into one table per combination.
-std::vector<toml::table> expand(const toml::table& entry, const std::set<std::string>& keys) {
+std::vector<toml::table> expand(const toml::table& entry, const std::set<std::string>& keys,
+                                const std::string& where) {
+  std::size_t combinations = 1;
+  for (const auto& key : keys) {
+    const toml::node* n = entry.get(key);
+    if (!n || !n->is_array()) continue;
+    if (n->as_array()->empty()) fail(where, "'" + key + "' is an empty list");
+    if (__builtin_mul_overflow(combinations, n->as_array()->size(), &combinations) ||
+        combinations > kMaxExpansion) {
+      fail(where, fmt::format("the lists expand to more than {} entries", kMaxExpansion));
+    }
+  }
   std::vector<toml::table> out{entry};
   for (const auto& key : keys) {
     const toml::node* n = entry.get(key);
@@ -719,7 +735,7 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
   for (std::size_t i = 0; i < vmc_entries.size(); ++i) {
     const std::string where = fmt::format("{}: vmc[{}]", source, i);
     check_keys(vmc_entries[i], kVmcKeys, where);
-    for (const auto& t : expand(vmc_entries[i], kVmcListKeys)) {
+    for (const auto& t : expand(vmc_entries[i], kVmcListKeys, where)) {
       study.vmc.push_back(parse_vmc(t, study, where));
     }
   }
@@ -730,7 +746,7 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
   for (std::size_t i = 0; i < experiment_entries.size(); ++i) {
     const std::string where = fmt::format("{}: experiment[{}]", source, i);
     check_keys(experiment_entries[i], kExperimentKeys, where);
-    for (const auto& t : expand(experiment_entries[i], kExperimentListKeys)) {
+    for (const auto& t : expand(experiment_entries[i], kExperimentListKeys, where)) {
       study.experiments.push_back(parse_experiment(t, study, source, where));
     }
   }
@@ -741,7 +757,7 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
   for (std::size_t i = 0; i < strategy_entries.size(); ++i) {
     const std::string where = fmt::format("{}: strategy[{}]", source, i);
     check_keys(strategy_entries[i], kStrategyKeys, where);
-    for (const auto& t : expand(strategy_entries[i], kStrategyListKeys)) {
+    for (const auto& t : expand(strategy_entries[i], kStrategyListKeys, where)) {
       study.strategies.push_back(parse_strategy(t, where));
     }
   }

@@ -193,7 +193,7 @@ a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.g.h.i.j.k.l.m.n.
   EXPECT_NE(arrays.find("--set value:1: nested deeper"), std::string::npos) << arrays;
   std::string inline_tables = "x = ";
   for (int level = 0; level < 70; ++level) inline_tables += "{a = ";
-  inline_tables += "1" + std::string(70, '}') + "\n";
+  inline_tables.append("1").append(70, '}').append("\n");
   const std::string tables = error_of(kMinimal + "[study]\n" + inline_tables);
   EXPECT_NE(tables.find("nested deeper"), std::string::npos) << tables;
 }
@@ -218,6 +218,21 @@ TEST(ConfigBounds, IntegersUpToTheirTypeAndTheMoveBound) {
   EXPECT_EQ(s.experiments[0].workload.seed, ~std::uint64_t(0));
   EXPECT_EQ(parse_study(s.resolved_toml, "resolved").experiments[0].workload.seed,
             ~std::uint64_t(0));
+}
+
+TEST(ConfigBounds, ListsExpandToABoundedNumberOfEntries) {
+  // 400 x 400 combinations would be 160,000 experiments, built before any check.
+  std::string sizes = "[1";
+  for (int n = 2; n <= 400; ++n) sizes.append(",").append(std::to_string(n));
+  sizes.append("]");
+  const std::string e = error_of(kMinimal, {"experiment.n=" + sizes, "experiment.delta=" + sizes});
+  EXPECT_NE(e.find("experiment[0]: the lists expand to more than 100000 entries"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(parse_study(kMinimal, "t", {"experiment.n=" + sizes}).experiments.size(), 400u);
+  // An empty list would drop the entry without a word.
+  EXPECT_NE(error_of(kMinimal, {"experiment.n=[]"}).find("'n' is an empty list"),
+            std::string::npos);
 }
 
 TEST(ConfigBounds, NamesTheStoreCannotHoldAreRefused) {
