@@ -97,7 +97,7 @@ PreparedStudy prepare_run(const RunArgs& args, bool first_rank) {
   const double available = available_memory_bytes();
   if (args.dry_run && first_rank) fmt::print("{}", format_plan(p.plan, available));
   check_before_running(p.study, p.plan, available);
-  if (!args.dry_run && first_rank) check_output_path(args.output, args.append);
+  if (first_rank) check_output_path(args.output, args.append);  // reads, creates nothing
   return p;
 }
 

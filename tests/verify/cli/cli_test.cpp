@@ -144,6 +144,17 @@ TEST_F(Cli, OutputDirectoryMissing) {
                    "no/such/dir", path("no/such/dir/r.h5"));
 }
 
+TEST_F(Cli, DryRunChecksTheOutputAsTheRunDoes) {
+  const std::string study = write("s.toml", tiny_study());
+  expect_bad_input(run("run --dry-run " + study + " -o " + path("no/such/dir/r.h5")),
+                   "no/such/dir", path("no/such/dir/r.h5"));
+  const std::string damaged = write("r.h5", "not an HDF5 file");
+  const Result r = run("run --dry-run --append " + study + " -o " + damaged);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("r.h5"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(damaged), "not an HDF5 file");
+}
+
 TEST_F(Cli, OutputDirectoryReadOnly) {
   // /proc refuses new files even to root, unlike a chmod-ed directory.
   expect_bad_input(run("run " + write("s.toml", tiny_study()) + " -o /proc/slaterlab-r.h5"),
