@@ -11,16 +11,15 @@
 #include <chrono>
 #include <csignal>
 #include <iostream>
-#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "verify/inputs/config.hpp"
 #include "verify/store/hdf5_store.hpp"
 #include "verify/cli/bench.hpp"
+#include "verify/cli/errors.hpp"
 #include "verify/cli/fuzz.hpp"
 #include "verify/run/mpi_run.hpp"
 #include "verify/run/plan.hpp"
@@ -33,11 +32,6 @@ extern "C" void openblas_set_num_threads(int);
 namespace slaterlab {
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitCheckFailed = 1;
-constexpr int kExitBadInput = 2;
-constexpr int kExitInternal = 70;  // sysexits.h's EX_SOFTWARE
-constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
 
 std::atomic<bool> g_interrupted{false};
 const MpiSession* g_mpi = nullptr;  // set by main
@@ -66,19 +60,6 @@ struct RunArgs {
   bool append = false;
   bool dry_run = false;
 };
-
-/// `text` on one line: a message that quotes a value with a line break in it
-/// must still be the single line the exit codes promise.
-std::string one_line(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  std::replace(text.begin(), text.end(), '\r', ' ');
-  return text;
-}
-
-void print_error(std::string_view kind, std::string_view what) {
-  fmt::print(stderr, "slaterlab: {}: {}\n", kind, one_line(std::string(what)));
-}
 
 struct PreparedStudy {
   StudyConfig study;
@@ -118,7 +99,7 @@ std::optional<PreparedStudy> prepare_on_every_rank(const RunArgs& args) {
   }
   const std::vector<bool> ok = g_mpi->all_flags(prepared.has_value());
   if (std::find(ok.begin(), ok.end(), false) == ok.end()) return prepared;
-  if (!prepared && (g_mpi->rank() == 0 || ok[0])) print_error("error", problem);
+  if (!prepared && (g_mpi->rank() == 0 || ok[0])) print_error(stderr, "error", problem);
   return std::nullopt;
 }
 
@@ -323,39 +304,15 @@ int main_impl(int argc, char** argv) {
 }
 
 /// Runs the command; every exception ends as one line and an exit code,
-/// never as an abort: bad input, I/O and resources 2, a bug 70. `escaped`
-/// tells whether an exception ended it.
+/// never as an abort (report_exception). `escaped` tells whether one did.
 int guarded_main(int argc, char** argv, bool& escaped) {
-  escaped = true;
+  escaped = false;
   try {
-    const int code = main_impl(argc, argv);
-    escaped = false;
-    return code;
-  } catch (const std::invalid_argument& e) {  // ConfigError, InputError, bad values
-    print_error("error", e.what());
-  } catch (const IoError& e) {
-    print_error("error", e.what());
-  } catch (const std::length_error& e) {
-    // A size from the input (a file's declared shape, an option) beyond
-    // what a container can hold.
-    print_error("error", fmt::format("a size too large for this machine ({})", e.what()));
-  } catch (const std::bad_alloc& e) {
-    // Anywhere the up-front estimate could not see (a replay file larger
-    // than its shape suggests, Arb at a high precision, another process
-    // taking the memory), std::bad_array_new_length (an impossible size)
-    // included: one line, and the store's guarantee holds (the output was
-    // not replaced; only a killed run leaves its .partial).
-    print_error("error", "out of memory (slaterlab run --dry-run shows the estimates)");
-  } catch (const std::logic_error& e) {
-    print_error("internal error", fmt::format("{} (a bug in slaterlab: please report it)", e.what()));
-    return kExitInternal;
-  } catch (const std::exception& e) {  // the environment: a system call, a library
-    print_error("error", e.what());
+    return main_impl(argc, argv);
   } catch (...) {
-    print_error("internal error", "an unknown exception (a bug in slaterlab: please report it)");
-    return kExitInternal;
+    escaped = true;
+    return report_exception(std::current_exception(), stderr);
   }
-  return kExitBadInput;
 }
 
 }  // namespace
