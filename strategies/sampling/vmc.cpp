@@ -60,7 +60,9 @@ void VmcConfig::validate() const {
   if (sweeps < 0) throw std::invalid_argument("vmc: sweeps must be >= 0");
   if (!(std::isfinite(step) && step >= 0.0))
     throw std::invalid_argument("vmc: step must be finite and >= 0, got " + std::to_string(step));
-  if (tune_step) tuner.validate();
+  // The tuner's options and the initial step within its bounds, as the run
+  // will construct it.
+  if (tune_step) StepTuner(step, tuner);
 }
 
 namespace {

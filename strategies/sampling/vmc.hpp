@@ -63,7 +63,8 @@ struct VmcConfig {
   bool tune_step = false;
   StepTunerOptions tuner;
   bool flush_each_sweep = true;            ///< see walker.hpp
-  /// Throws std::invalid_argument naming the bad field.
+  /// Throws std::invalid_argument naming the bad field, or an initial step
+  /// outside the tuner's bounds when tune_step.
   void validate() const;
 };
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <ostream>
@@ -17,6 +18,7 @@
 
 #include "verify/inputs/replay.hpp"
 #include "verify/inputs/suggest.hpp"
+#include "verify/run/plan.hpp"
 #include "verify/store/results.hpp"
 
 namespace slaterlab {
@@ -146,6 +148,13 @@ void check_corpus_dir(const std::string& dir) {
   }
 }
 
+/// Peak bytes of a run per max_n^2, measured: the peak resident size of
+/// `fuzz --strategy sm --cases 3 --seed 7` was 1.1e4 max_n^2 bytes at max_n
+/// = 150 and 8.2e3 at 300 (the oracle's trace keeps per move the long-double
+/// vectors of its error model, for up to 4N moves); twice the larger leaves
+/// room for the strategies with more state.
+constexpr double kFuzzBytesPerEntry = 16384;
+
 void validate(const FuzzArgs& args) {
   if (args.cases && args.seconds) {
     throw std::invalid_argument("--cases and --seconds exclude each other (give one)");
@@ -156,12 +165,27 @@ void validate(const FuzzArgs& args) {
   if (args.seconds && !(*args.seconds > 0)) {
     throw std::invalid_argument(fmt::format("--seconds must be > 0, got {}", *args.seconds));
   }
-  if (!(args.shrink_seconds >= 0)) {
+  // Deadlines are steady-clock time points (64-bit nanoseconds, 292 years):
+  // a longer time would overflow them.
+  constexpr double kMaxSeconds = 1e9;
+  if (args.seconds && !(*args.seconds <= kMaxSeconds)) {
     throw std::invalid_argument(
-        fmt::format("--shrink-seconds must be >= 0, got {}", args.shrink_seconds));
+        fmt::format("--seconds must be at most {:g}, got {}", kMaxSeconds, *args.seconds));
+  }
+  if (!(args.shrink_seconds >= 0 && args.shrink_seconds <= kMaxSeconds)) {
+    throw std::invalid_argument(fmt::format("--shrink-seconds must lie in [0, {:g}], got {}",
+                                            kMaxSeconds, args.shrink_seconds));
   }
   if (args.max_n < 1) {
     throw std::invalid_argument(fmt::format("--max-n must be >= 1, got {}", args.max_n));
+  }
+  const double available = available_memory_bytes();
+  const double largest = std::floor(std::sqrt(available / kFuzzBytesPerEntry));
+  if (double(args.max_n) > largest) {
+    throw std::invalid_argument(fmt::format(
+        "--max-n {} is too large for the memory available: a case of size N needs about {} N^2 "
+        "bytes, and {} is available, enough for N <= {:.0f}",
+        args.max_n, kFuzzBytesPerEntry, format_bytes(available), largest));
   }
   check_corpus_dir(args.corpus);
 }

@@ -1,21 +1,25 @@
 // slaterlab: the command line. Exit codes: 0 ok, 1 a check failed (or a
-// regression), 2 bad input or an I/O error (README "Exit codes").
+// regression), 2 bad input or an I/O error, 70 an internal error (a bug),
+// 130 interrupted (README "Exit codes").
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <iostream>
-#include <new>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "verify/inputs/config.hpp"
 #include "verify/store/hdf5_store.hpp"
 #include "verify/cli/bench.hpp"
+#include "verify/cli/errors.hpp"
 #include "verify/cli/fuzz.hpp"
 #include "verify/run/mpi_run.hpp"
 #include "verify/run/plan.hpp"
@@ -28,9 +32,6 @@ extern "C" void openblas_set_num_threads(int);
 namespace slaterlab {
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitCheckFailed = 1;
-constexpr int kExitBadInput = 2;
 
 std::atomic<bool> g_interrupted{false};
 const MpiSession* g_mpi = nullptr;  // set by main
@@ -52,6 +53,7 @@ std::string quoted_command_line(int argc, char** argv) {
 
 struct RunArgs {
   std::string experiment;
+  bool experiment_given = false;  // false: the built-in default study
   std::string output = "results.h5";
   std::vector<std::string> sets;
   bool quiet = false;
@@ -59,22 +61,56 @@ struct RunArgs {
   bool dry_run = false;
 };
 
-int run_command(const RunArgs& args, const std::string& command_line) {
-  const StudyConfig study = args.experiment.empty()
-                                ? parse_study(default_study_toml(), "default study", args.sets)
-                                : load_study(args.experiment, args.sets);
-  // Before any work: a study that cannot fit is refused (exit 2), and a long
-  // one says how long it will take.
-  const StudyPlan plan = plan_study(study);
+struct PreparedStudy {
+  StudyConfig study;
+  StudyPlan plan;
+};
+
+/// Everything `run` checks before any work, also for --dry-run (which then
+/// prints the plan) and on every MPI rank: a study that cannot run or fit
+/// is refused (exit 2).
+PreparedStudy prepare_run(const RunArgs& args, bool first_rank) {
+  PreparedStudy p{args.experiment_given
+                      ? load_study(args.experiment, args.sets)
+                      : parse_study(default_study_toml(), "default study", args.sets),
+                  {}};
+  p.plan = plan_study(p.study);
   const double available = available_memory_bytes();
-  if (args.dry_run) {
-    fmt::print("{}", format_plan(plan, available));
-    check_fits(plan, available);
-    return kExitOk;
+  if (args.dry_run && first_rank) fmt::print("{}", format_plan(p.plan, available));
+  check_before_running(p.study, p.plan, available);
+  if (first_rank) check_output_path(args.output, args.append);  // reads, creates nothing
+  return p;
+}
+
+/// prepare_run on every rank of an MPI run, which then agree: when any rank
+/// refuses the study, every rank ends with exit code 2 (no MPI_Abort, so no
+/// launcher noise); rank 0 says why, another rank only what rank 0 did not
+/// see. Without MPI, prepare_run itself.
+std::optional<PreparedStudy> prepare_on_every_rank(const RunArgs& args) {
+  if (!g_mpi || !g_mpi->active()) return prepare_run(args, true);
+  std::optional<PreparedStudy> prepared;
+  std::string problem;
+  try {
+    prepared = prepare_run(args, g_mpi->rank() == 0);
+  } catch (const std::invalid_argument& e) {
+    problem = e.what();
+  } catch (const IoError& e) {
+    problem = e.what();
   }
-  check_before_running(study, plan, available);
-  if (!g_mpi || g_mpi->rank() == 0) check_output_path(args.output, args.append);
-  if (!args.quiet && plan.seconds > 30) {
+  const std::vector<bool> ok = g_mpi->all_flags(prepared.has_value());
+  if (std::find(ok.begin(), ok.end(), false) == ok.end()) return prepared;
+  if (!prepared && (g_mpi->rank() == 0 || ok[0])) print_error(stderr, "error", problem);
+  return std::nullopt;
+}
+
+int run_command(const RunArgs& args, const std::string& command_line) {
+  const std::optional<PreparedStudy> prepared = prepare_on_every_rank(args);
+  if (!prepared) return kExitBadInput;
+  if (args.dry_run) return kExitOk;
+  const StudyConfig& study = prepared->study;
+  const StudyPlan& plan = prepared->plan;
+  // A long study says how long it will take.
+  if (!args.quiet && plan.seconds > 30 && (!g_mpi || g_mpi->rank() == 0)) {
     fmt::print(stderr, "slaterlab: estimated time about {}, peak memory about {}\n",
                format_seconds(plan.seconds), format_bytes(plan.peak_bytes));
   }
@@ -85,7 +121,20 @@ int run_command(const RunArgs& args, const std::string& command_line) {
   const auto t0 = std::chrono::steady_clock::now();
   RunReport report;
   if (launched_processes() > 1) {  // mpirun -n P (verify/mpi_run.hpp)
-    report = run_study_distributed(*g_mpi, study, args.output, metadata, args.append, progress);
+    // mpirun ends a job it is asked to stop with SIGTERM to every rank.
+    std::signal(SIGINT, [](int) { g_interrupted = true; });
+    std::signal(SIGTERM, [](int) { g_interrupted = true; });
+    report = run_study_distributed(*g_mpi, study, args.output, metadata, args.append, progress,
+                                   &g_interrupted);
+    if (report.interrupted) {
+      if (report.partial_file.empty()) {
+        fmt::print(stderr, "slaterlab: interrupted (rank {})\n", g_mpi->rank());
+      } else {
+        fmt::print(stderr, "slaterlab: interrupted; completed checkpoints of rank {} are in {}\n",
+                   g_mpi->rank(), report.partial_file);
+      }
+      MpiSession::leave(kExitInterrupted);  // without waiting for the other ranks
+    }
     if (g_mpi->rank() != 0) return kExitOk;  // rank 0 reports for all
   } else {
     ResultWriter writer = ResultWriter::create(args.output, metadata, args.append);
@@ -95,7 +144,7 @@ int run_command(const RunArgs& args, const std::string& command_line) {
       writer.keep_partial();
       fmt::print(stderr, "slaterlab: interrupted; completed checkpoints are in {}.partial\n",
                  args.output);
-      return 130;
+      return kExitInterrupted;
     }
     writer.commit();
   }
@@ -130,6 +179,12 @@ int regress_cli(const RegressArgs& args, const std::string& command_line) {
   return regress_command(args, metadata, {progress, &g_interrupted}, std::cout, std::cerr);
 }
 
+/// A command line the option parser refused (bad input, exit 2).
+class UsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 int main_impl(int argc, char** argv) {
   CLI::App app{"slaterlab: accuracy of Slater-determinant update strategies against "
                "high-precision and certified references"};
@@ -140,7 +195,8 @@ int main_impl(int argc, char** argv) {
   CLI::App* run_cmd = app.add_subcommand(
       "run", "Run a study (the built-in default study without a file); print its table and "
              "write an HDF5 results file");
-  run_cmd->add_option("experiment", run.experiment, "Experiment TOML file (default: built-in study)");
+  const CLI::Option* run_experiment = run_cmd->add_option(
+      "experiment", run.experiment, "Experiment TOML file (default: built-in study)");
   run_cmd->add_option("-o,--output", run.output, "HDF5 results file")->capture_default_str();
   run_cmd->add_option("--set", run.sets, "Override a key: section.key=value (repeatable)");
   run_cmd->add_flag("-q,--quiet", run.quiet, "No progress or summary on stderr");
@@ -214,11 +270,20 @@ int main_impl(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitBadInput;
+    // One line like every other bad input; the option list is --help's.
+    throw UsageError(fmt::format("{} (slaterlab --help lists the options)", e.what()));
   }
-  if (*run_cmd) return run_command(run, quoted_command_line(argc, argv));
+  if (*run_cmd) {
+    run.experiment_given = run_experiment->count() > 0;  // `run ""` names a file: an empty path
+    return run_command(run, quoted_command_line(argc, argv));
+  }
   if (*table_cmd) return table_command(table_file, table_format, table_kind);
   if (*bench_cmd) {
     std::vector<std::string> extras = bench_cmd->remaining();
@@ -238,6 +303,18 @@ int main_impl(int argc, char** argv) {
   return kExitBadInput;
 }
 
+/// Runs the command; every exception ends as one line and an exit code,
+/// never as an abort (report_exception). `escaped` tells whether one did.
+int guarded_main(int argc, char** argv, bool& escaped) {
+  escaped = false;
+  try {
+    return main_impl(argc, argv);
+  } catch (...) {
+    escaped = true;
+    return report_exception(std::current_exception(), stderr);
+  }
+}
+
 }  // namespace
 }  // namespace slaterlab
 
@@ -246,21 +323,9 @@ int main(int argc, char** argv) {
   openblas_set_num_threads(1);
   const slaterlab::MpiSession mpi(argc, argv);
   slaterlab::g_mpi = &mpi;
-  try {
-    return slaterlab::main_impl(argc, argv);
-  } catch (const std::invalid_argument& e) {  // ConfigError, InputError, bad values
-    fmt::print(stderr, "slaterlab: error: {}\n", e.what());
-  } catch (const slaterlab::IoError& e) {
-    fmt::print(stderr, "slaterlab: error: {}\n", e.what());
-  } catch (const std::bad_alloc&) {
-    // Anywhere the up-front estimate could not see (a replay file larger
-    // than its shape suggests, Arb at a high precision, another process
-    // taking the memory): one line, and the store's guarantee holds (the
-    // output was not replaced; only a killed run leaves its .partial).
-    fmt::print(stderr,
-               "slaterlab: error: out of memory (slaterlab run --dry-run shows the estimates)\n");
-  }
-  // The other ranks would wait for this one for ever.
-  if (mpi.active()) slaterlab::MpiSession::abort(slaterlab::kExitBadInput);
-  return slaterlab::kExitBadInput;
+  bool escaped = false;
+  const int code = slaterlab::guarded_main(argc, argv, escaped);
+  // A rank that fails alone would leave the others waiting for it for ever.
+  if (escaped && mpi.active()) slaterlab::MpiSession::abort(code);
+  return code;
 }

@@ -3,18 +3,23 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cmath>
+#include <limits>
+#include <type_traits>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <sys/stat.h>
 #include <toml++/toml.h>
 
 #include "verify/inputs/replay.hpp"
 #include "slaterlab/strategies/sampling/scheme.hpp"
 #include "slaterlab/strategies/orbitals/cuda/device_orbitals.hpp"
 #include "verify/inputs/suggest.hpp"
+#include "verify/store/names.hpp"
 
 namespace slaterlab {
 namespace {
@@ -78,20 +83,109 @@ std::string type_name(const toml::node& n) {
   }
 }
 
-std::int64_t get_int(const toml::table& t, const std::string& key, std::int64_t fallback,
-                     const std::string& where) {
+/// Counts of moves and sweeps are at most 2^53, the largest integer a double
+/// holds exactly: the plan, the rates and the statistics count in doubles, and
+/// no run could do that many moves anyway.
+constexpr std::int64_t kMaxCount = std::int64_t(1) << 53;
+/// An N x N matrix of doubles must be addressable: 8 N^2 < 2^63.
+constexpr std::int64_t kMaxN = (std::int64_t(1) << 30) - 1;
+/// A B-spline grid's point count grid^3 must be a 64-bit index: grid < 2^21.
+constexpr std::int64_t kMaxGrid = (std::int64_t(1) << 21) - 1;
+
+/// The closed range an integer key may take; by default all of the type it
+/// is stored in, so that no value is cut.
+struct IntRange {
+  std::int64_t lo = std::numeric_limits<std::int64_t>::min();
+  std::int64_t hi = std::numeric_limits<std::int64_t>::max();
+};
+
+/// Reads an integer key (the one reader of every integer key): a value
+/// outside `range` or outside what T holds is refused, naming the key.
+template <class T>
+T get_int(const toml::table& t, const std::string& key, T fallback, const std::string& where,
+          IntRange range = {}) {
+  static_assert(std::is_integral_v<T> && sizeof(T) <= sizeof(std::int64_t));
   const toml::node* n = t.get(key);
   if (!n) return fallback;
-  if (auto v = n->value_exact<std::int64_t>()) return *v;
-  fail(where, "'" + key + "' must be an integer, got " + type_name(*n));
+  const auto v = n->value_exact<std::int64_t>();
+  if (!v) fail(where, "'" + key + "' must be an integer, got " + type_name(*n));
+  if constexpr (std::is_signed_v<T>) {
+    range.lo = std::max<std::int64_t>(range.lo, std::numeric_limits<T>::min());
+    range.hi = std::min<std::int64_t>(range.hi, std::numeric_limits<T>::max());
+  } else {
+    range.lo = std::max<std::int64_t>(range.lo, 0);
+    if constexpr (sizeof(T) < sizeof(std::int64_t)) {
+      range.hi = std::min<std::int64_t>(range.hi, std::int64_t(std::numeric_limits<T>::max()));
+    }
+  }
+  if (*v < range.lo || *v > range.hi) {
+    fail(where, fmt::format("'{}' must be an integer in [{}, {}], got {}", key, range.lo, range.hi,
+                            *v));
+  }
+  return T(*v);
 }
 
+/// A seed is any 64-bit pattern: TOML's signed integers stand for the
+/// unsigned seeds bit for bit (the resolved form writes them that way).
+std::uint64_t get_seed(const toml::table& t, const std::string& key, std::uint64_t fallback,
+                       const std::string& where) {
+  return std::uint64_t(get_int<std::int64_t>(t, key, std::int64_t(fallback), where));
+}
+
+/// The product of `factors` as a count of moves, refused (naming `what`)
+/// above kMaxCount.
+std::int64_t checked_count(std::initializer_list<std::int64_t> factors, const std::string& where,
+                           const std::string& what) {
+  std::int64_t product = 1;
+  for (const std::int64_t f : factors) {
+    if (__builtin_mul_overflow(product, f, &product) || product > kMaxCount) {
+      fail(where, fmt::format("{} is more than 2^53 = {} moves", what, kMaxCount));
+    }
+  }
+  return product;
+}
+
+/// The range a floating-point key may take. Every number must be finite:
+/// no key means anything at infinity or NaN.
+struct NumberRange {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  bool lo_open = false;
+  bool hi_open = false;
+
+  bool contains(double x) const {
+    return std::isfinite(x) && (lo_open ? x > lo : x >= lo) && (hi_open ? x < hi : x <= hi);
+  }
+  std::string text() const {
+    if (std::isfinite(lo) && std::isfinite(hi)) {
+      return fmt::format("a number in {}{}, {}{}", lo_open ? "(" : "[", number(lo), number(hi),
+                         hi_open ? ")" : "]");
+    }
+    if (std::isfinite(lo)) return fmt::format("a finite number {} {}", lo_open ? ">" : ">=", number(lo));
+    if (std::isfinite(hi)) return fmt::format("a finite number {} {}", hi_open ? "<" : "<=", number(hi));
+    return "a finite number";
+  }
+  static std::string number(double x) { return fmt::format("{:g}", x); }
+};
+constexpr NumberRange kAnyNumber{};
+constexpr NumberRange kPositive{0.0, std::numeric_limits<double>::infinity(), true, false};
+constexpr NumberRange kNonNegative{0.0, std::numeric_limits<double>::infinity(), false, false};
+constexpr NumberRange kUnitInterval{0.0, 1.0, false, false};
+
+/// Reads a floating-point key (an integer is taken as its value), refusing a
+/// value outside `range`, infinities and NaN, naming the key.
 double get_double(const toml::table& t, const std::string& key, double fallback,
-                  const std::string& where) {
+                  const std::string& where, const NumberRange& range = kAnyNumber) {
   const toml::node* n = t.get(key);
   if (!n) return fallback;
-  if (n->is_integer() || n->is_floating_point()) return *n->value<double>();
-  fail(where, "'" + key + "' must be a number, got " + type_name(*n));
+  if (!n->is_integer() && !n->is_floating_point()) {
+    fail(where, "'" + key + "' must be a number, got " + type_name(*n));
+  }
+  const double x = *n->value<double>();
+  if (!range.contains(x)) {
+    fail(where, fmt::format("'{}' must be {}, got {}", key, range.text(), NumberRange::number(x)));
+  }
+  return x;
 }
 
 bool get_bool(const toml::table& t, const std::string& key, bool fallback,
@@ -110,6 +204,28 @@ std::string get_string(const toml::table& t, const std::string& key, const std::
   fail(where, "'" + key + "' must be a string, got " + type_name(*n));
 }
 
+/// `text` with control characters written as \xNN, for a one-line message.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    out += u < 0x20 || u == 0x7f ? fmt::format("\\x{:02x}", u) : std::string(1, c);
+  }
+  return out;
+}
+
+/// Reads the name of an experiment, a VMC run or a strategy: it names an
+/// HDF5 group in the results file, so it must be a name the store can
+/// create, and it is printed in one-line messages and tables.
+std::string get_name(const toml::table& t, const std::string& key, const std::string& fallback,
+                     const std::string& where) {
+  const std::string name = get_string(t, key, fallback, where);
+  if (const auto why = group_name_problem(name)) {
+    fail(where, fmt::format("'{}' = \"{}\" {}", key, printable(name), *why));
+  }
+  return name;
+}
+
 const toml::table* get_table(const toml::table& root, const std::string& key,
                              const std::string& source) {
   const toml::node* n = root.get(key);
@@ -118,10 +234,111 @@ const toml::table* get_table(const toml::table& root, const std::string& key,
   return n->as_table();
 }
 
+// ---- input bounds ----------------------------------------------------------
+
+/// An experiment file is a few KiB of text; this bound keeps a wrong file
+/// (a results file, a log) from being read whole.
+constexpr std::int64_t kMaxStudyBytes = 16 << 20;
+/// A study nests at most 4 levels (root, [[experiment]], its table, a list
+/// value); toml++ parses and destroys nested values recursively, so a deep
+/// enough file (a dotted key of 50,000 parts) would overflow the stack.
+constexpr std::size_t kMaxNesting = 64;
+
+/// Refuses text longer than kMaxStudyBytes or nested deeper than kMaxNesting
+/// levels (tables, arrays, inline tables and the parts of dotted keys, as
+/// toml++ will nest them), naming the line, before toml++ sees it. A lexical
+/// scan: strings and comments are skipped, anything else is left to toml++.
+void check_input_bounds(const std::string& text, const std::string& source) {
+  if (std::int64_t(text.size()) > kMaxStudyBytes) {
+    fail(source, fmt::format("{} bytes, more than an experiment file may have ({})", text.size(),
+                             kMaxStudyBytes));
+  }
+  struct Open {
+    char close;               // ']' or '}'
+    std::size_t base, parts;  // the enclosing level and its key's parts
+  };
+  std::vector<Open> open;
+  std::size_t base = 0;   // level of the table the current key is in
+  std::size_t parts = 1;  // parts of the dotted key being read
+  bool in_value = false;  // after '=' (or an array element)
+  bool header = false;    // inside [table] or [[array]]
+  std::size_t line = 1;
+  const auto check = [&](std::size_t depth) {
+    if (depth > kMaxNesting) {
+      fail(fmt::format("{}:{}", source, line),
+           fmt::format("nested deeper than {} levels (tables, arrays, inline tables and dotted "
+                       "keys); a study needs at most 4",
+                       kMaxNesting));
+    }
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      if (open.empty()) in_value = false, header = false, parts = 1;
+    } else if (c == '#') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+    } else if (c == '"' || c == '\'') {
+      const bool triple = text.compare(i, 3, std::string(3, c)) == 0;
+      i += triple ? 3 : 1;
+      for (; i < text.size(); ++i) {
+        if (text[i] == '\n') {
+          if (!triple) break;  // malformed: toml++ says so
+          ++line;
+        } else if (text[i] == '\\' && c == '"') {
+          ++i;
+        } else if (text[i] == c && (!triple || text.compare(i, 3, std::string(3, c)) == 0)) {
+          if (triple) i += 2;
+          break;
+        }
+      }
+      if (i < text.size() && text[i] == '\n') --i;  // counted by the loop
+    } else if (!in_value && open.empty() && !header && c == '[') {
+      header = true, base = 0, parts = 1;
+      check(base + parts);
+    } else if (header && c == ']') {
+      header = false, base = parts, parts = 1;
+      while (i + 1 < text.size() && text[i + 1] == ']') ++i;
+    } else if (!in_value && c == '.') {
+      check(base + ++parts);
+    } else if (!in_value && c == '=') {
+      in_value = true;
+    } else if (in_value && (c == '[' || c == '{')) {
+      open.push_back({c == '[' ? ']' : '}', base, parts});
+      base += parts, parts = 1;
+      check(base + 1);
+      in_value = c == '[';
+    } else if (!open.empty() && c == open.back().close) {
+      base = open.back().base, parts = open.back().parts;
+      open.pop_back();
+      in_value = true;
+    } else if (!open.empty() && c == ',') {
+      in_value = open.back().close == ']';
+      parts = 1;
+    }
+  }
+}
+
 // ---- list expansion --------------------------------------------------------
 
+/// An entry's lists expand to at most this many experiments, VMC runs or
+/// strategies: far beyond any study (each is a group of the results file),
+/// and a bound on the memory the expansion itself takes.
+constexpr std::size_t kMaxExpansion = 100000;
+
 /// Expands every list-valued key in `keys` into one table per combination.
-std::vector<toml::table> expand(const toml::table& entry, const std::set<std::string>& keys) {
+std::vector<toml::table> expand(const toml::table& entry, const std::set<std::string>& keys,
+                                const std::string& where) {
+  std::size_t combinations = 1;
+  for (const auto& key : keys) {
+    const toml::node* n = entry.get(key);
+    if (!n || !n->is_array()) continue;
+    if (n->as_array()->empty()) fail(where, "'" + key + "' is an empty list");
+    if (__builtin_mul_overflow(combinations, n->as_array()->size(), &combinations) ||
+        combinations > kMaxExpansion) {
+      fail(where, fmt::format("the lists expand to more than {} entries", kMaxExpansion));
+    }
+  }
   std::vector<toml::table> out{entry};
   for (const auto& key : keys) {
     const toml::node* n = entry.get(key);
@@ -156,8 +373,10 @@ std::vector<toml::table> entries(const toml::table& root, const std::string& key
 // ---- overrides -------------------------------------------------------------
 
 toml::node_view<toml::node> parse_value_holder(toml::table& holder, const std::string& value) {
+  const std::string text = "v = " + value;
+  check_input_bounds(text, "--set value");
   try {
-    holder = toml::parse("v = " + value);
+    holder = toml::parse(text);
   } catch (const toml::parse_error&) {
     holder = toml::table{{"v", value}};  // not a TOML literal: take it as a bare string
   }
@@ -232,39 +451,48 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
   // A replay takes N (and by default the number of moves) from its file.
   std::optional<ReplayShape> replay;
   if (w.kind == "replay" || t.contains("file")) replay = resolve_replay(t, w, source, where);
-  const std::int64_t n = replay && !t.contains("n") ? replay->n : get_int(t, "n", 0, where);
   if (!t.contains("n") && !replay) fail(where, "missing 'n' (matrix size)");
-  if (n < 1) fail(where, fmt::format("'n' must be >= 1, got {}", n));
+  const std::int64_t n = t.contains("n") ? get_int<std::int64_t>(t, "n", 0, where, {1, kMaxN})
+                                         : replay->n;
   if (replay && n != replay->n) {
     fail(where, fmt::format("'n' = {} does not match N = {} of the replay file {} (omit 'n')", n,
                             replay->n, w.file));
   }
+  if (n < 1 || n > kMaxN) fail(where, fmt::format("N = {} is outside [1, {}]", n, kMaxN));
   w.n = n;
   w.electron_order = get_string(t, "electron_order", w.electron_order, where);
+  // The workload checks the ranges of its own parameters (make_workload below).
   w.kappa = get_double(t, "kappa", w.kappa, where);
   w.mode = get_string(t, "mode", w.mode, where);
   w.delta = get_double(t, "delta", w.delta, where);
   w.eta = get_double(t, "eta", w.eta, where);
   w.alpha = get_double(t, "alpha", w.alpha, where);
-  w.chain = get_int(t, "chain", w.chain, where);
-  w.hold = get_int(t, "hold", w.hold, where);
+  w.chain = get_int<Eigen::Index>(t, "chain", w.chain, where, {1, kMaxN});
+  w.hold = get_int<Eigen::Index>(t, "hold", w.hold, where, {0, kMaxCount});
   w.singular = get_bool(t, "singular", w.singular, where);
 
   std::string default_name = fmt::format("{}-n{}", w.kind, n);
   if (w.kind == "randsvd" || w.kind == "randsvd-step") default_name += "-kappa" + number_text(w.kappa);
-  e.name = get_string(t, "name", default_name, where);
+  e.name = get_name(t, "name", default_name, where);
 
   if (t.contains("moves") && t.contains("sweeps")) fail(where, "give 'moves' or 'sweeps', not both");
-  const std::int64_t sweeps = get_int(t, "sweeps", 2, where);
-  e.moves = t.contains("moves") ? get_int(t, "moves", 0, where) : sweeps * n;
-  if (e.moves < 0) fail(where, fmt::format("'moves' must be >= 0, got {}", e.moves));
-  if (replay && !t.contains("moves") && !t.contains("sweeps")) e.moves = replay->moves;
+  if (t.contains("moves")) {
+    e.moves = get_int<std::int64_t>(t, "moves", 0, where, {0, kMaxCount});
+  } else if (t.contains("sweeps") || !replay) {
+    const auto sweeps = get_int<std::int64_t>(t, "sweeps", 2, where, {0, kMaxCount});
+    e.moves = checked_count({sweeps, n}, where, fmt::format("'sweeps' = {} of n = {}", sweeps, n));
+  } else {
+    e.moves = replay->moves;
+    if (e.moves > kMaxCount) {
+      fail(where, fmt::format("the replay file {} holds {} moves, more than 2^53: give 'moves'",
+                              w.file, e.moves));
+    }
+  }
   if (replay && e.moves > replay->moves) {
     fail(where, fmt::format("'moves' = {} but the replay file {} holds {} moves", e.moves, w.file,
                             replay->moves));
   }
-  e.checkpoint_every = get_int(t, "checkpoint_every", n, where);
-  if (e.checkpoint_every < 1) fail(where, "'checkpoint_every' must be >= 1");
+  e.checkpoint_every = get_int<std::int64_t>(t, "checkpoint_every", n, where, {1, kMaxCount});
   e.acceptance = get_string(t, "acceptance", e.acceptance, where);
   if (e.acceptance != "metropolis" && e.acceptance != "forced") {
     fail(where, "'acceptance' must be \"metropolis\" or \"forced\", got \"" + e.acceptance + "\"" +
@@ -274,12 +502,8 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
     fail(where, "[reference] per_move = false (checkpoint-only references) computes no ratio to "
                 "decide a Metropolis move: set acceptance = \"forced\"");
   }
-  e.acceptance_rate = get_double(t, "acceptance_rate", e.acceptance_rate, where);
-  if (!(e.acceptance_rate >= 0.0 && e.acceptance_rate <= 1.0)) {
-    fail(where, "'acceptance_rate' must lie in [0, 1]");
-  }
-  w.seed = t.contains("seed") ? std::uint64_t(get_int(t, "seed", 0, where))
-                              : mix_seed(study.seed, e.name);
+  e.acceptance_rate = get_double(t, "acceptance_rate", e.acceptance_rate, where, kUnitInterval);
+  w.seed = get_seed(t, "seed", mix_seed(study.seed, e.name), where);
   // Validates kind and parameters with the workload's own messages. A replay
   // file's data is read later, once the study is known to fit in memory
   // (check_before_running, verify/run/plan.hpp): its shape, read above, is all
@@ -309,51 +533,55 @@ StrategyConfig parse_strategy(const toml::table& t, const std::string& where) {
   } catch (const std::invalid_argument& error) {
     fail(where, error.what());
   }
-  o.recompute_every = int(get_int(t, "recompute_every", o.recompute_every, where));
-  o.breakdown = get_double(t, "breakdown", s.name == "splitting" ? 1e-3 : o.breakdown, where);
-  o.k = int(get_int(t, "k", o.k, where));
+  o.recompute_every = get_int<int>(t, "recompute_every", o.recompute_every, where, {0});
+  o.breakdown =
+      get_double(t, "breakdown", s.name == "splitting" ? 1e-3 : o.breakdown, where, kNonNegative);
+  o.k = get_int<int>(t, "k", o.k, where, {1});
   o.variant = get_string(t, "variant", o.variant, where);
+  std::string default_label;
   try {
-    s.label = get_string(t, "label", make_updater(s.name, o)->label(), where);
+    default_label = make_updater(s.name, o)->label();
   } catch (const std::invalid_argument& error) {
     fail(where, error.what());
   }
+  s.label = get_name(t, "label", default_label, where);
   return s;
 }
 
 VmcRunConfig parse_vmc(const toml::table& t, const StudyConfig& study, const std::string& where) {
   VmcRunConfig v;
-  const std::int64_t n = get_int(t, "n", 0, where);
   if (!t.contains("n")) fail(where, "missing 'n' (electrons)");
-  if (n < 1) fail(where, fmt::format("'n' must be >= 1, got {}", n));
+  const auto n = get_int<std::int64_t>(t, "n", 0, where, {1, kMaxN});
   v.n = n;
-  v.alpha = get_double(t, "alpha", v.alpha, where);
-  v.omega = get_double(t, "omega", v.omega, where);
-  if (!(v.alpha > 0) || !(v.omega > 0)) fail(where, "'alpha' and 'omega' must be > 0");
+  v.alpha = get_double(t, "alpha", v.alpha, where, kPositive);
+  v.omega = get_double(t, "omega", v.omega, where, kPositive);
   v.orbitals = get_string(t, "orbitals", v.orbitals, where);
   if (std::find(kOrbitalSets.begin(), kOrbitalSets.end(), v.orbitals) == kOrbitalSets.end()) {
     fail(where, "unknown orbitals '" + v.orbitals + "'" + suggestion_suffix(v.orbitals, kOrbitalSets));
   }
   if (const auto why = orbital_set_unavailable(v.orbitals)) fail(where, *why);
-  v.grid = get_int(t, "grid", 0, where);
+  // The table has grid^3 x n entries: a grid whose cube overflows is refused
+  // here, a large one by the plan (memory).
+  v.grid = get_int<Eigen::Index>(t, "grid", 0, where, {0, kMaxGrid});
   if (v.grid != 0 && v.grid < 4) fail(where, "'grid' must be 0 (default rule) or >= 4");
   v.scheme = get_string(t, "scheme", v.scheme, where);
   const auto schemes = known_schemes();
   if (std::find(schemes.begin(), schemes.end(), v.scheme) == schemes.end()) {
     fail(where, "unknown scheme '" + v.scheme + "'" + suggestion_suffix(v.scheme, schemes));
   }
-  v.step = get_double(t, "step", v.step, where);
-  v.target_acceptance = get_double(t, "target_acceptance", v.target_acceptance, where);
-  if (!(v.step > 0)) fail(where, "'step' must be > 0");
-  if (!(v.target_acceptance >= 0 && v.target_acceptance < 1)) {
-    fail(where, "'target_acceptance' must lie in [0, 1) (0: fixed step)");
-  }
-  v.walkers = int(get_int(t, "walkers", v.walkers, where));
-  v.sweeps = get_int(t, "sweeps", v.sweeps, where);
-  v.equilibration = get_int(t, "equilibration", v.equilibration, where);
-  if (v.walkers < 1 || v.sweeps < 1 || v.equilibration < 0) {
-    fail(where, "'walkers' and 'sweeps' must be >= 1, 'equilibration' >= 0");
-  }
+  v.step = get_double(t, "step", v.step, where, kPositive);
+  // 0: a fixed step; a target of 1 would grow the step for ever.
+  v.target_acceptance = get_double(t, "target_acceptance", v.target_acceptance, where,
+                                   NumberRange{0.0, 1.0, false, true});
+  v.walkers = get_int<int>(t, "walkers", v.walkers, where, {1});
+  v.sweeps = get_int<std::int64_t>(t, "sweeps", v.sweeps, where, {1, kMaxCount});
+  v.equilibration = get_int<std::int64_t>(t, "equilibration", v.equilibration, where, {0, kMaxCount});
+  // Every walker moves each of its n electrons once per sweep.
+  const std::int64_t sweeps = v.sweeps + v.equilibration;  // <= 2^54: no overflow
+  checked_count({sweeps, v.walkers, n}, where,
+                fmt::format("'sweeps' + 'equilibration' = {} sweeps of 'walkers' = {} walkers of "
+                            "n = {} electrons",
+                            sweeps, v.walkers, n));
   v.divergence = get_bool(t, "divergence", v.divergence, where);
   toml::table strategy{{"name", get_string(t, "strategy", "sm", where)}};
   for (const char* key : {"precision", "k", "variant", "recompute_every", "breakdown"}) {
@@ -364,9 +592,8 @@ VmcRunConfig parse_vmc(const toml::table& t, const StudyConfig& study, const std
                                          v.grid ? fmt::format("-grid{}", v.grid) : "",
                                          v.strategy.label, n, number_text(v.alpha),
                                          number_text(v.step));
-  v.name = get_string(t, "name", default_name, where);
-  v.seed = t.contains("seed") ? std::uint64_t(get_int(t, "seed", 0, where))
-                              : mix_seed(study.seed, v.name);
+  v.name = get_name(t, "name", default_name, where);
+  v.seed = get_seed(t, "seed", mix_seed(study.seed, v.name), where);
   return v;
 }
 
@@ -374,12 +601,11 @@ void parse_reference(const toml::table* t, ReferenceConfig& r, const std::string
   if (!t) return;
   const std::string where = source + ": [reference]";
   check_keys(*t, kReferenceKeys, where);
-  r.digits = int(get_int(*t, "digits", r.digits, where));
-  if (r.digits != 50 && r.digits != 100) fail(where, "'digits' must be 50 or 100");
-  r.recompute_every = int(get_int(*t, "recompute_every", r.recompute_every, where));
-  if (r.recompute_every < 0) fail(where, "'recompute_every' must be >= 0");
-  r.certified_bits = long(get_int(*t, "certified_bits", r.certified_bits, where));
-  if (r.certified_bits < 32) fail(where, "'certified_bits' must be >= 32");
+  const auto digits = get_int<std::int64_t>(*t, "digits", r.digits, where);
+  if (digits != 50 && digits != 100) fail(where, fmt::format("'digits' must be 50 or 100, got {}", digits));
+  r.digits = int(digits);
+  r.recompute_every = get_int<int>(*t, "recompute_every", r.recompute_every, where, {0});
+  r.certified_bits = get_int<long>(*t, "certified_bits", r.certified_bits, where, {32});
   r.certify = get_bool(*t, "certify", r.certify, where);
   r.per_move = get_bool(*t, "per_move", r.per_move, where);
 }
@@ -392,9 +618,12 @@ void parse_checks(const toml::table* t, ChecksConfig& c, const std::string& sour
   c.strategy_must_finish = get_bool(*t, "strategy_must_finish", c.strategy_must_finish, where);
   c.delayed_within_guard_of_sm =
       get_bool(*t, "delayed_within_guard_of_sm", c.delayed_within_guard_of_sm, where);
-  if (t->contains("max_z_exact")) c.max_z_exact = get_double(*t, "max_z_exact", 0.0, where);
+  if (t->contains("max_z_exact")) {
+    c.max_z_exact = get_double(*t, "max_z_exact", 0.0, where, kNonNegative);
+  }
   if (t->contains("max_ratio_error_normalised")) {
-    c.max_ratio_error_normalised = get_double(*t, "max_ratio_error_normalised", 0.0, where);
+    c.max_ratio_error_normalised =
+        get_double(*t, "max_ratio_error_normalised", 0.0, where, kNonNegative);
   }
   if (const toml::node* p = t->get("precisions")) {
     const toml::array* a = p->as_array();
@@ -479,6 +708,7 @@ toml::table resolved(const StudyConfig& s) {
 
 StudyConfig parse_study(const std::string& toml_text, const std::string& source,
                         const std::vector<std::string>& overrides) {
+  check_input_bounds(toml_text, source);
   toml::table root;
   try {
     root = toml::parse(toml_text, source);
@@ -496,7 +726,7 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
     check_keys(*t, kStudyKeys, where);
     study.name = get_string(*t, "name", study.name, where);
     study.description = get_string(*t, "description", "", where);
-    study.seed = std::uint64_t(get_int(*t, "seed", std::int64_t(study.seed), where));
+    study.seed = get_seed(*t, "seed", study.seed, where);
   }
   parse_reference(get_table(root, "reference", source), study.reference, source);
   parse_checks(get_table(root, "checks", source), study.checks, source);
@@ -505,7 +735,7 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
   for (std::size_t i = 0; i < vmc_entries.size(); ++i) {
     const std::string where = fmt::format("{}: vmc[{}]", source, i);
     check_keys(vmc_entries[i], kVmcKeys, where);
-    for (const auto& t : expand(vmc_entries[i], kVmcListKeys)) {
+    for (const auto& t : expand(vmc_entries[i], kVmcListKeys, where)) {
       study.vmc.push_back(parse_vmc(t, study, where));
     }
   }
@@ -516,7 +746,7 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
   for (std::size_t i = 0; i < experiment_entries.size(); ++i) {
     const std::string where = fmt::format("{}: experiment[{}]", source, i);
     check_keys(experiment_entries[i], kExperimentKeys, where);
-    for (const auto& t : expand(experiment_entries[i], kExperimentListKeys)) {
+    for (const auto& t : expand(experiment_entries[i], kExperimentListKeys, where)) {
       study.experiments.push_back(parse_experiment(t, study, source, where));
     }
   }
@@ -527,7 +757,7 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
   for (std::size_t i = 0; i < strategy_entries.size(); ++i) {
     const std::string where = fmt::format("{}: strategy[{}]", source, i);
     check_keys(strategy_entries[i], kStrategyKeys, where);
-    for (const auto& t : expand(strategy_entries[i], kStrategyListKeys)) {
+    for (const auto& t : expand(strategy_entries[i], kStrategyListKeys, where)) {
       study.strategies.push_back(parse_strategy(t, where));
     }
   }
@@ -555,10 +785,25 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
 }
 
 StudyConfig load_study(const std::string& path, const std::vector<std::string>& overrides) {
+  if (path.empty()) throw ConfigError("the experiment file path is empty");
+  // stat first: opening a FIFO or a device could block or never end.
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    throw ConfigError(path + ": cannot open experiment file (" + std::strerror(errno) + ")");
+  }
+  if (S_ISDIR(info.st_mode)) throw ConfigError(path + ": is a directory, not an experiment file");
+  if (!S_ISREG(info.st_mode)) {
+    throw ConfigError(path + ": not a regular file (an experiment file is a TOML text file)");
+  }
+  if (info.st_size > kMaxStudyBytes) {
+    throw ConfigError(fmt::format("{}: {} bytes, more than an experiment file may have ({})", path,
+                                  info.st_size, kMaxStudyBytes));
+  }
   std::ifstream in(path);
   if (!in) throw ConfigError(path + ": cannot open experiment file (" + std::strerror(errno) + ")");
   std::stringstream buffer;
   buffer << in.rdbuf();
+  if (in.bad()) throw ConfigError(path + ": cannot read experiment file (" + std::strerror(errno) + ")");
   return parse_study(buffer.str(), path, overrides);
 }
 

@@ -108,11 +108,19 @@ struct StudyConfig {
 /// Parses and validates a study. `source` names the input in messages.
 /// `overrides` are "dotted.key=value" strings applied before validation: a
 /// key under [[experiment]] or [[strategy]] applies to every entry.
-/// Throws ConfigError.
+/// Guarantees, before any value is used: the text (and each override) is at
+/// most 16 MiB and nested at most 64 levels (checked before toml++ parses
+/// it); every integer lies in the range of the type it is stored in (and
+/// its own range; move and sweep counts, and their products, at most 2^53);
+/// every number is finite and in its range; every experiment, VMC run and
+/// strategy name can name a group of the results file (group_name_problem).
+/// Throws ConfigError naming the source, the entry and the key.
 StudyConfig parse_study(const std::string& toml_text, const std::string& source,
                         const std::vector<std::string>& overrides = {});
 
-/// Reads `path` and parses it; a missing or unreadable file is a ConfigError.
+/// Reads `path` and parses it. An empty path, a missing or unreadable file,
+/// a directory or anything but a regular file (never opened: a FIFO would
+/// block) and a file over 16 MiB are a ConfigError.
 StudyConfig load_study(const std::string& path, const std::vector<std::string>& overrides = {});
 
 /// The built-in default study (identical to experiments/default.toml).

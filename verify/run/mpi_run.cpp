@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -183,15 +185,22 @@ void unpack_all(const std::string& bytes, std::vector<T>& out, Fields fields) {
   if (!u.done()) throw std::runtime_error("mpi: message longer than its contents");
 }
 
+/// Thrown by barrier() when the run is interrupted while it waits.
+struct Interrupted {};
+
+const std::atomic<bool>* g_interrupt = nullptr;  // the run's, while it runs
+
 /// Waits for every rank without spinning: Open MPI's blocking waits poll at
 /// full speed, which on a shared machine takes the core from the ranks
-/// still working (and from everyone else).
+/// still working (and from everyone else). An interrupt ends the wait (the
+/// other ranks may never arrive): Interrupted.
 void barrier() {
   MPI_Request request;
   MPI_Ibarrier(MPI_COMM_WORLD, &request);
   for (int done = 0;;) {
     MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     if (done) return;
+    if (g_interrupt && g_interrupt->load()) throw Interrupted{};
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }
@@ -320,40 +329,69 @@ void MpiSession::abort(int code) {
   std::exit(code);
 }
 
+void MpiSession::leave(int code) {
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
+std::vector<bool> MpiSession::all_flags(bool mine) const {
+  if (!active_) return {mine};
+  const int flag = mine ? 1 : 0;
+  std::vector<int> flags(std::size_t(size_), 0);
+  MPI_Allgather(&flag, 1, MPI_INT, flags.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  return {flags.begin(), flags.end()};
+}
+
 RunReport run_study_distributed(const MpiSession& session, const StudyConfig& study,
                                 const std::filesystem::path& output, const RunMetadata& metadata,
-                                bool append, bool progress) {
+                                bool append, bool progress, const std::atomic<bool>* interrupt) {
   const int rank = session.rank();
   const int size = session.size();
   const RankSchedule schedule(study, rank, size);
-  const RunOptions options{progress && rank == 0, nullptr, &schedule};
+  const RunOptions options{progress && rank == 0, interrupt, &schedule};
+  g_interrupt = interrupt;
   RunReport report;
-  {
-    ResultWriter part = ResultWriter::create(rank_file(output, rank), metadata);
-    report = run_experiments(study, part, options);
-    part.commit();
-  }
-  barrier();  // every rank's file is complete
+  std::optional<ResultWriter> part(ResultWriter::create(rank_file(output, rank), metadata));
   std::optional<ResultWriter> out;
-  if (rank == 0) {
-    out.emplace(ResultWriter::create(output, metadata, append));
-    std::vector<ResultsFile> parts;
-    for (int r = 0; r < size; ++r) parts.push_back(read_results(rank_file(output, r)));
-    out->set_flush_each_call(false);  // rows from complete files: one flush at the end
-    merge_experiments(study, parts, *out);
-    out->set_flush_each_call(true);
-    for (int r = 0; r < size; ++r) std::filesystem::remove(rank_file(output, r));
-  }
-  run_vmc_study(study, out ? &*out : nullptr, options, report);
-  const auto failures = gather(
-      pack_all(report.failures, [](Packer& p, const CheckFailure& f) { failure_fields(p, f); }),
-      rank, size);
-  if (rank == 0) {
-    report.failures.clear();
-    for (const std::string& part : failures) {
-      unpack_all(part, report.failures, [](Unpacker& u, CheckFailure& f) { failure_fields(u, f); });
+  // Keeps the file this rank was writing, as an interrupted single process does.
+  const auto interrupted = [&](ResultWriter& writer, const std::filesystem::path& file) {
+    writer.keep_partial();
+    report.interrupted = true;
+    report.partial_file = file.string() + ".partial";
+    return report;
+  };
+  try {
+    report = run_experiments(study, *part, options);
+    if (report.interrupted) return interrupted(*part, rank_file(output, rank));
+    part->commit();
+    part.reset();
+    barrier();  // every rank's file is complete
+    if (rank == 0) {
+      out.emplace(ResultWriter::create(output, metadata, append));
+      std::vector<ResultsFile> parts;
+      for (int r = 0; r < size; ++r) parts.push_back(read_results(rank_file(output, r)));
+      out->set_flush_each_call(false);  // rows from complete files: one flush at the end
+      merge_experiments(study, parts, *out);
+      out->set_flush_each_call(true);
+      for (int r = 0; r < size; ++r) std::filesystem::remove(rank_file(output, r));
     }
-    out->commit();
+    run_vmc_study(study, out ? &*out : nullptr, options, report);
+    if (report.interrupted) throw Interrupted{};
+    const auto failures = gather(
+        pack_all(report.failures, [](Packer& p, const CheckFailure& f) { failure_fields(p, f); }),
+        rank, size);
+    if (rank == 0) {
+      report.failures.clear();
+      for (const std::string& part_bytes : failures) {
+        unpack_all(part_bytes, report.failures,
+                   [](Unpacker& u, CheckFailure& f) { failure_fields(u, f); });
+      }
+      out->commit();
+    }
+  } catch (const Interrupted&) {
+    if (part) return interrupted(*part, rank_file(output, rank));
+    if (out) return interrupted(*out, output);
+    report.interrupted = true;  // this rank holds no file of its own now
   }
   return report;
 }
@@ -364,8 +402,11 @@ MpiSession::MpiSession(int&, char**&) {}
 MpiSession::~MpiSession() = default;
 void MpiSession::abort(int code) { std::exit(code); }
 
+void MpiSession::leave(int code) { std::exit(code); }
+std::vector<bool> MpiSession::all_flags(bool mine) const { return {mine}; }
+
 RunReport run_study_distributed(const MpiSession&, const StudyConfig&, const std::filesystem::path&,
-                                const RunMetadata&, bool, bool) {
+                                const RunMetadata&, bool, bool, const std::atomic<bool>*) {
   throw std::invalid_argument(
       "started as one of several processes (mpirun), but this slaterlab was built without MPI: "
       "install libopenmpi-dev (scripts/setup.sh) and rebuild");

@@ -24,8 +24,20 @@
 //
 // MPI is optional at build time (CMake's FindMPI; SLATERLAB_HAVE_MPI). MPI
 // is initialised only when a launcher started more than one process
-// (OMPI_COMM_WORLD_SIZE or PMI_SIZE), so a plain run never touches it. An
-// error on any rank aborts all of them (MPI_Abort with exit code 2).
+// (OMPI_COMM_WORLD_SIZE or PMI_SIZE), so a plain run never touches it. Every
+// rank validates the study before any work and the ranks agree on the
+// outcome (all_flags), so that a refused study ends every rank with exit
+// code 2 and one message. An error on any rank during the run aborts all of
+// them (MPI_Abort with exit code 2).
+//
+// Interrupts. Ctrl-C reaches mpirun, which ends the job by sending SIGTERM
+// to every rank; a batch system may send SIGINT to every rank. A rank that
+// gets either stops between moves (or while it waits for the others), keeps
+// what it completed in OUTPUT.rank<r>.partial (rank 0, once the experiments
+// are merged: OUTPUT.partial), says so in one line and leaves with exit code
+// 130 without waiting for the others (MpiSession::leave); mpirun then ends
+// the rest. mpirun's own exit code is 130 when the ranks were signalled, and
+// Open MPI's 1 when mpirun itself was (it reports its own interruption).
 
 #include <cstddef>
 #include <filesystem>
@@ -62,8 +74,14 @@ class MpiSession {
   bool active() const { return active_; }
   int rank() const { return rank_; }
   int size() const { return size_; }
+  /// Every rank's `mine`, in rank order, on every rank (a collective call;
+  /// {mine} without MPI).
+  std::vector<bool> all_flags(bool mine) const;
   /// Ends every process with `code` (an error on one rank).
   [[noreturn]] static void abort(int code);
+  /// Ends this process with `code` at once, without MPI_Finalize (which
+  /// would wait for the other ranks): the launcher then ends the others.
+  [[noreturn]] static void leave(int code);
 
  private:
   bool active_ = false;
@@ -73,9 +91,11 @@ class MpiSession {
 
 /// Runs `study` over the session's processes into `output` (file comment).
 /// On rank 0 the report holds every rank's failed checks; elsewhere only
-/// that rank's.
+/// that rank's. When `interrupt` is set (file comment: Interrupts) the
+/// report says interrupted and names the partial file this rank kept, if any.
 RunReport run_study_distributed(const MpiSession& session, const StudyConfig& study,
                                 const std::filesystem::path& output, const RunMetadata& metadata,
-                                bool append, bool progress);
+                                bool append, bool progress,
+                                const std::atomic<bool>* interrupt = nullptr);
 
 }  // namespace slaterlab

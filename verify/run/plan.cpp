@@ -14,6 +14,7 @@
 
 #include "slaterlab/strategies/orbitals/bspline.hpp"
 #include "verify/inputs/workload.hpp"
+#include "verify/run/vmc_study.hpp"
 
 namespace slaterlab {
 namespace {
@@ -208,6 +209,20 @@ void check_fits(const StudyPlan& plan, double available) {
 }
 
 void check_before_running(const StudyConfig& study, const StudyPlan& plan, double available) {
+  for (const VmcRunConfig& v : study.vmc) {
+    try {
+      sampler_config(v).validate();
+    } catch (const std::invalid_argument& error) {
+      throw ConfigError("VMC run '" + v.name + "': " + error.what());
+    }
+    const double table = spline_table(v).second;
+    if (table > double(kBsplineDefaultMemoryCap)) {
+      throw ResourceError(fmt::format(
+          "VMC run '{}': its B-spline table of {} orbitals needs about {} to build, above the "
+          "orbital sets' cap of {}; use a coarser 'grid'",
+          v.name, v.n, format_bytes(table), format_bytes(double(kBsplineDefaultMemoryCap))));
+    }
+  }
   check_fits(plan, available);
   for (const ExperimentConfig& e : study.experiments) {
     if (e.workload.kind != "replay") continue;

@@ -80,10 +80,12 @@ double available_memory_bytes();
 /// `available` bytes, with its estimate.
 void check_fits(const StudyPlan& plan, double available);
 
-/// Everything `run` and `regress` check before any work, in this order: the
-/// study fits in `available` bytes (check_fits), then every replay file's
-/// data is read and validated (ConfigError naming the experiment), so that a
-/// file too large is refused from its shape alone.
+/// Everything `run`, `run --dry-run` and `regress` (and every MPI rank) check
+/// before any work, after parse_study's validation of every key, in this
+/// order: every VMC run's sampler settings (ConfigError naming the run) and
+/// B-spline table size; the study fits in `available` bytes (check_fits);
+/// then every replay file's data is read and validated (ConfigError naming
+/// the experiment), so that a file too large is refused from its shape alone.
 void check_before_running(const StudyConfig& study, const StudyPlan& plan, double available);
 
 /// The plan as a Markdown table with the totals.

@@ -56,6 +56,7 @@ struct CheckFailure {
 struct RunReport {
   std::vector<CheckFailure> failures;
   bool interrupted = false;
+  std::string partial_file;  // where an interrupted run kept its work ("" none)
 };
 
 }  // namespace slaterlab

@@ -8,6 +8,8 @@
 
 #include <vector>
 
+#include "slaterlab/strategies/sampling/vmc.hpp"
+
 #include "verify/inputs/config.hpp"
 #include "verify/store/hdf5_store.hpp"
 #include "verify/run/run_report.hpp"
@@ -18,6 +20,10 @@ namespace slaterlab {
 /// omega and step, analytic orbitals, pbp, a double-precision strategy. A run
 /// that is itself of that kind has no reference.
 int reference_run_index(const std::vector<VmcRunConfig>& runs, std::size_t run);
+
+/// The sampler's settings of a VMC run (scheme, trap, walkers, sweeps, step
+/// and its tuner). Its validate() is part of the checks before any work.
+VmcConfig sampler_config(const VmcRunConfig& v);
 
 /// Runs every [[vmc]] run (references first), stores runs and orbital
 /// accuracies in `writer`, and adds failed checks (max_z_exact) to `report`.

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <string>
 
+#include <sys/stat.h>
+
 #include "tests/verify/scratch_test.hpp"
 
 namespace {
@@ -148,7 +150,7 @@ TEST_F(Cli, UnknownStrategy) {
 TEST_F(Cli, SizeBelowOne) {
   expect_bad_input(
       run("run " + write("s.toml", tiny_study()) + " --set experiment.n=0 -o " + path("r.h5")),
-      "'n' must be >= 1", path("r.h5"));
+      "'n' must be an integer in [1, ", path("r.h5"));
 }
 
 TEST_F(Cli, SingularInitialMatrixLeavesAnExistingFileIntact) {
@@ -163,6 +165,17 @@ TEST_F(Cli, SingularInitialMatrixLeavesAnExistingFileIntact) {
 TEST_F(Cli, OutputDirectoryMissing) {
   expect_bad_input(run("run " + write("s.toml", tiny_study()) + " -o " + path("no/such/dir/r.h5")),
                    "no/such/dir", path("no/such/dir/r.h5"));
+}
+
+TEST_F(Cli, DryRunChecksTheOutputAsTheRunDoes) {
+  const std::string study = write("s.toml", tiny_study());
+  expect_bad_input(run("run --dry-run " + study + " -o " + path("no/such/dir/r.h5")),
+                   "no/such/dir", path("no/such/dir/r.h5"));
+  const std::string damaged = write("r.h5", "not an HDF5 file");
+  const Result r = run("run --dry-run --append " + study + " -o " + damaged);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("r.h5"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(damaged), "not an HDF5 file");
 }
 
 TEST_F(Cli, OutputDirectoryReadOnly) {
@@ -184,6 +197,122 @@ TEST_F(Cli, TableOfMissingOrTruncatedFile) {
   EXPECT_NE(r.err.find("r.h5"), std::string::npos) << r.err;
 
   EXPECT_EQ(run("table " + out + " --format html").exit_code, 2);
+}
+
+// ---- every key validated before any work, by every command -----------------
+
+// A VMC study, for the checks before work (it is never run).
+std::string tiny_vmc(const std::string& extra) { return "[[vmc]]\nn = 2\n" + extra; }
+
+/// `run` and `run --dry-run` refuse `study` alike: exit 2, one line naming
+/// `needle`, no output file.
+#define EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(study, needle)                                       \
+  do {                                                                                         \
+    const std::string file = write("s.toml", study);                                           \
+    expect_bad_input(run("run " + file + " -o " + path("r.h5")), needle, path("r.h5"));        \
+    expect_bad_input(run("run --dry-run " + file + " -o " + path("r.h5")), needle, path("r.h5")); \
+  } while (false)
+
+TEST_F(Cli, NameTheStoreCannotHoldIsRefusedBeforeWork) {
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(tiny_study("name = \"ill/conditioned\"\n"),
+                                    "'name' = \"ill/conditioned\" contains '/'");
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(tiny_study("name = \".\"\n"), "'name' = \".\"");
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(tiny_study("name = \"a\\u0000b\"\n"),
+                                    "'name' = \"a\\x00b\" contains a control character");
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(tiny_study() + "label = \"x/y\"\n", "'label' = \"x/y\"");
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(tiny_vmc("name = \"\"\n"), "'name' = \"\" is empty");
+}
+
+TEST_F(Cli, NonFiniteOrOutOfRangeNumbersAreRefusedBeforeWork) {
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(tiny_vmc("omega = inf\n"),
+                                    "'omega' must be a finite number > 0, got inf");
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(tiny_vmc("[checks]\nmax_z_exact = nan\n"),
+                                    "'max_z_exact' must be a finite number >= 0, got nan");
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(tiny_study("kappa = -inf\n"), "'kappa' must be a finite number");
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(tiny_study() + "breakdown = inf\n", "'breakdown'");
+  // The sampler's own bounds: a tuned step must start inside the tuner's range.
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(tiny_vmc("step = 1e9\ntarget_acceptance = 0.5\n"),
+                                    "initial step");
+}
+
+TEST_F(Cli, IntegersAreCheckedAgainstTheirTypeAndNamed) {
+  // 2^62 sweeps of 32 electrons overflow a 64-bit move count.
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(
+      "[[experiment]]\nn = 32\nsweeps = 4611686018427387904\n[[strategy]]\nname = \"sm\"\n",
+      "'sweeps' must be an integer in [0, 9007199254740992], got 4611686018427387904");
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(
+      "[[experiment]]\nn = 32\nsweeps = 562949953421312\n[[strategy]]\nname = \"sm\"\n",
+      "'sweeps' = 562949953421312 of n = 32 is more than 2^53");
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(tiny_vmc("equilibration = 9223372036854775807\n"),
+                                    "'equilibration' must be an integer in [0, ");
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(
+      "[[experiment]]\nn = 9223372036854775807\n[[strategy]]\nname = \"sm\"\n",
+      "'n' must be an integer in [1, ");
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(tiny_vmc("walkers = 4294967297\n"),
+                                    "'walkers' must be an integer in [1, 2147483647], got 4294967297");
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(tiny_study("", "digits = 4294967346\n"),
+                                    "'digits' must be 50 or 100, got 4294967346");
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(tiny_study() + "k = 4294967297\n",
+                                    "'k' must be an integer in [1, 2147483647], got 4294967297");
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(tiny_study() + "recompute_every = 4294967296\n",
+                                    "'recompute_every' must be an integer in [0, 2147483647]");
+  EXPECT_REFUSED_BY_RUN_AND_DRY_RUN(tiny_study("", "recompute_every = 4294967296\n"),
+                                    "'recompute_every' must be an integer in [0, 2147483647]");
+}
+
+TEST_F(Cli, RegressValidatesLikeRun) {
+  const std::string baseline = path("base.h5");
+  ASSERT_EQ(run("run " + write("ok.toml", tiny_study()) + " -q -o " + baseline).exit_code, 0);
+  const std::string before = slurp(baseline);
+  const Result r = run("regress " + write("s.toml", tiny_vmc("omega = inf\n")) + " --baseline " +
+                       baseline + " -o " + path("r.h5"));
+  expect_bad_input(r, "'omega'", path("r.h5"));
+  EXPECT_EQ(slurp(baseline), before);
+}
+
+// ---- the study file and the command line ------------------------------------
+
+TEST_F(Cli, DeeplyNestedStudyIsRefusedBeforeParsing) {
+  // One dotted key of 50,000 parts: toml++ would recurse once per part.
+  std::string key = "a";
+  for (int i = 0; i < 50000; ++i) key += ".a";
+  const Result r = run("run " + write("s.toml", key + " = 1\n") + " -o " + path("r.h5"));
+  expect_bad_input(r, "s.toml:1: nested deeper than 64 levels", path("r.h5"));
+  std::string arrays = "x = " + std::string(100, '[') + std::string(100, ']') + "\n";
+  expect_bad_input(run("run " + write("t.toml", arrays) + " -o " + path("r.h5")),
+                   "t.toml:1: nested deeper", path("r.h5"));
+}
+
+TEST_F(Cli, StudyPathMustBeARegularFile) {
+  expect_bad_input(run("run " + path("") + " -o " + path("r.h5")), "is a directory", path("r.h5"));
+  const std::string fifo = path("fifo.toml");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Would block for ever if opened: refused from its type alone.
+  expect_bad_input(run("run " + fifo + " -o " + path("r.h5")), "not a regular file", path("r.h5"));
+  expect_bad_input(run("run --dry-run " + fifo + " -o " + path("r.h5")), "not a regular file",
+                   path("r.h5"));
+  expect_bad_input(run("run '' -o " + path("r.h5")), "path is empty", path("r.h5"));
+  expect_bad_input(run("regress '' --baseline " + path("b.h5") + " -o " + path("r.h5")),
+                   "path is empty", path("r.h5"));
+}
+
+TEST_F(Cli, OptionParserErrorsAreOneLine) {
+  for (const std::string args :
+       {"run --no-such-option", "frobnicate", "table", "fuzz --max-n abc", "regress s.toml"}) {
+    const Result r = run(args + " -o " + path("r.h5"));
+    expect_bad_input(r, "slaterlab --help", path("r.h5"));
+  }
+}
+
+TEST_F(Cli, FuzzOptionsAreBoundedBeforeWork) {
+  Result r = run("fuzz --max-n 2000000000 --cases 1 --corpus " + path(""));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("slaterlab: error: --max-n 2000000000 is too large for the memory", 0), 0u)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  r = run("fuzz --seconds 1e300 --corpus " + path(""));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--seconds must be at most"), std::string::npos) << r.err;
 }
 
 }  // namespace

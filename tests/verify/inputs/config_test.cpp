@@ -118,7 +118,7 @@ TEST(Config, MalformedTomlReportsLineAndColumn) {
 }
 
 TEST(Config, InvalidValuesAreRejectedWithTheirKey) {
-  EXPECT_NE(error_of("[[experiment]]\nn = 0\n[[strategy]]\nname=\"sm\"\n").find("'n' must be >= 1"),
+  EXPECT_NE(error_of("[[experiment]]\nn = 0\n[[strategy]]\nname=\"sm\"\n").find("'n' must be an integer in [1, "),
             std::string::npos);
   EXPECT_NE(error_of("[[experiment]]\nn = \"4\"\n[[strategy]]\nname=\"sm\"\n").find("'n' must be an integer"),
             std::string::npos);
@@ -160,6 +160,90 @@ TEST(Config, DefaultStudyIsValidAndCoversTheRequiredRange) {
   EXPECT_GE(largest, 256);
   EXPECT_TRUE(gaussian);
   EXPECT_TRUE(randsvd_1e8);
+}
+
+}  // namespace
+}  // namespace slaterlab
+
+namespace slaterlab {
+namespace {
+
+TEST(ConfigBounds, NestingCountsStructureNotText) {
+  // Brackets, dots and '#' inside strings and comments are not structure.
+  const std::string quoted = R"(
+[study]
+name = "[[[[a.b.c.d]]]] # not a comment"   # a comment [[[[ with . dots
+description = """
+[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[
+a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z
+\""" still in the string [[[["""
+)" + kMinimal;
+  EXPECT_EQ(error_of(quoted), "");
+  // 64 levels are read (and refused for their unknown key); 65 are not.
+  std::string key = "a";
+  for (int level = 2; level <= 64; ++level) key += ".a";
+  const std::string at_bound = error_of(kMinimal + "[study]\n" + key.substr(2) + " = 1\n");
+  EXPECT_EQ(at_bound.find("nested deeper"), std::string::npos) << at_bound;
+  EXPECT_NE(at_bound.find("unknown key 'a'"), std::string::npos) << at_bound;
+  const std::string beyond = error_of(kMinimal + "[study]\n" + key + " = 1\n");
+  EXPECT_NE(beyond.find("test.toml:9: nested deeper than 64 levels"), std::string::npos) << beyond;
+  // Arrays and inline tables in a value, and in a --set value.
+  const std::string arrays = error_of(kMinimal, {"experiment.n=" + std::string(70, '[') +
+                                                 "8" + std::string(70, ']')});
+  EXPECT_NE(arrays.find("--set value:1: nested deeper"), std::string::npos) << arrays;
+  std::string inline_tables = "x = ";
+  for (int level = 0; level < 70; ++level) inline_tables += "{a = ";
+  inline_tables.append("1").append(70, '}').append("\n");
+  const std::string tables = error_of(kMinimal + "[study]\n" + inline_tables);
+  EXPECT_NE(tables.find("nested deeper"), std::string::npos) << tables;
+}
+
+TEST(ConfigBounds, IntegersUpToTheirTypeAndTheMoveBound) {
+  const std::string vmc = "[[vmc]]\nn = 2\nequilibration = 0\nsweeps = 1\n";
+  EXPECT_EQ(parse_study(vmc + "walkers = 2147483647\n", "t").vmc[0].walkers, 2147483647);
+  EXPECT_NE(error_of(vmc + "walkers = 2147483648\n")
+                .find("'walkers' must be an integer in [1, 2147483647], got 2147483648"),
+            std::string::npos);
+  // moves = sweeps x n up to 2^53 exactly.
+  const std::string n8 = "[[experiment]]\nn = 8\n[[strategy]]\nname = \"sm\"\n";
+  EXPECT_EQ(parse_study(n8, "t", {"experiment.sweeps=1125899906842624"}).experiments[0].moves,
+            std::int64_t(1) << 53);
+  EXPECT_NE(error_of(n8, {"experiment.sweeps=1125899906842625"}).find("is more than 2^53"),
+            std::string::npos);
+  EXPECT_NE(error_of(n8, {"experiment.moves=-1"}).find("'moves' must be an integer in [0, "),
+            std::string::npos);
+  // A seed is any 64-bit pattern: the resolved form writes those above 2^63
+  // as negative integers, and they read back as the same seed.
+  const StudyConfig s = parse_study(n8, "t", {"experiment.seed=-1"});
+  EXPECT_EQ(s.experiments[0].workload.seed, ~std::uint64_t(0));
+  EXPECT_EQ(parse_study(s.resolved_toml, "resolved").experiments[0].workload.seed,
+            ~std::uint64_t(0));
+}
+
+TEST(ConfigBounds, ListsExpandToABoundedNumberOfEntries) {
+  // 400 x 400 combinations would be 160,000 experiments, built before any check.
+  std::string sizes = "[1";
+  for (int n = 2; n <= 400; ++n) sizes.append(",").append(std::to_string(n));
+  sizes.append("]");
+  const std::string e = error_of(kMinimal, {"experiment.n=" + sizes, "experiment.delta=" + sizes});
+  EXPECT_NE(e.find("experiment[0]: the lists expand to more than 100000 entries"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(parse_study(kMinimal, "t", {"experiment.n=" + sizes}).experiments.size(), 400u);
+  // An empty list would drop the entry without a word.
+  EXPECT_NE(error_of(kMinimal, {"experiment.n=[]"}).find("'n' is an empty list"),
+            std::string::npos);
+}
+
+TEST(ConfigBounds, NamesTheStoreCannotHoldAreRefused) {
+  for (const std::string name : {"", ".", "a/b", "/", "tab\there", "nul\\u0000"}) {
+    const std::string e = error_of(kMinimal, {"experiment.name=\"" + name + "\""});
+    EXPECT_NE(e.find("experiment[0]: 'name' = "), std::string::npos) << name << ": " << e;
+  }
+  // Other punctuation, spaces and non-ASCII are valid HDF5 names.
+  for (const std::string name : {"..", "a b", "ill-conditioned #1", "κ=1e8", ".hidden"}) {
+    EXPECT_EQ(error_of(kMinimal, {"experiment.name=\"" + name + "\""}), "") << name;
+  }
 }
 
 }  // namespace

@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include <sys/wait.h>
@@ -225,6 +227,74 @@ TEST_F(MpiRun, BadInputOnEveryRankExitsTwoWithoutOutput) {
   std::ofstream(dir_ / "study.toml") << "[[experiment]]\nn = 0\n[[strategy]]\nname = \"sm\"\n";
   EXPECT_EQ(run(mpirun(2), "bad.h5"), 2);
   EXPECT_FALSE(fs::exists(dir_ / "bad.h5"));
+  // The ranks agree on the refusal: rank 0 says why, once (the rest of
+  // stderr is mpirun's own report of the exit code).
+  std::ifstream err_file(dir_ / "bad.h5.err");
+  const std::string err((std::istreambuf_iterator<char>(err_file)), std::istreambuf_iterator<char>());
+  std::size_t lines = 0;
+  for (std::size_t at = err.find("slaterlab: "); at != std::string::npos;
+       at = err.find("slaterlab: ", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 1u) << err;
+  EXPECT_NE(err.find("slaterlab: error: " + (dir_ / "study.toml").string() +
+                     ": experiment[0]: 'n' must be an integer in [1, "),
+            std::string::npos)
+      << err;
+}
+
+TEST_F(MpiRun, InterruptedRanksKeepTheirWorkAndExit130) {
+  // Two experiments far too long to finish, one per rank.
+  std::ofstream(dir_ / "study.toml") << R"(
+[reference]
+certify = false
+[[experiment]]
+name = "one"
+n = 24
+moves = 100000000
+[[experiment]]
+name = "two"
+n = 24
+moves = 100000000
+[[strategy]]
+name = "sm"
+)";
+  const fs::path out = dir_ / "out.h5";
+  const std::string command = "exec " + mpirun(2) + " " + SLATERLAB_BINARY + " run " +
+                              (dir_ / "study.toml").string() + " -q -o " + out.string() +
+                              " > /dev/null 2> " + (dir_ / "err").string();
+  const pid_t launcher = ::fork();
+  ASSERT_GE(launcher, 0);
+  if (launcher == 0) {
+    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Both ranks are at work once their files exist (a bound, not a timing:
+  // only a run that never starts takes that long).
+  const auto rank_partial = [&](int r) { return out.string() + ".rank" + std::to_string(r) + ".partial"; };
+  for (int i = 0; i < 6000 && !(fs::exists(rank_partial(0)) && fs::exists(rank_partial(1))); ++i) {
+    ::usleep(20000);
+  }
+  ASSERT_TRUE(fs::exists(rank_partial(0)) && fs::exists(rank_partial(1)));
+  // SIGINT to every rank, as a batch system or a terminal's process group
+  // sends it (mpirun forks the ranks).
+  const std::string ranks = "pgrep -P " + std::to_string(launcher) + " > " + (dir_ / "ranks").string();
+  ASSERT_EQ(std::system(ranks.c_str()), 0);
+  std::ifstream list(dir_ / "ranks");
+  int signalled = 0;
+  for (pid_t rank; list >> rank; ++signalled) ::kill(rank, SIGINT);
+  EXPECT_EQ(signalled, 2);
+  int status = 0;
+  ASSERT_EQ(::waitpid(launcher, &status, 0), launcher);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  std::ifstream err_file(dir_ / "err");
+  const std::string err((std::istreambuf_iterator<char>(err_file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(err.find("slaterlab: interrupted; completed checkpoints of rank"), std::string::npos)
+      << err;
+  EXPECT_TRUE(fs::exists(rank_partial(0)));  // kept
+  EXPECT_TRUE(fs::exists(rank_partial(1)));
+  EXPECT_FALSE(fs::exists(out));
 }
 
 }  // namespace

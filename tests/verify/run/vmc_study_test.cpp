@@ -81,7 +81,7 @@ TEST(VmcConfig, BadValuesAreNamed) {
             std::string::npos);
   EXPECT_NE(config_error("[[vmc]]\nn = 4\norbitals = \"spline\"\n").find("unknown orbitals"),
             std::string::npos);
-  EXPECT_NE(config_error("[[vmc]]\nn = 4\nalpha = 0\n").find("'alpha' and 'omega' must be > 0"),
+  EXPECT_NE(config_error("[[vmc]]\nn = 4\nalpha = 0\n").find("'alpha' must be a finite number > 0"),
             std::string::npos);
   EXPECT_NE(config_error("[[vmc]]\nn = 4\nwalker = 2\n").find("did you mean 'walkers'"),
             std::string::npos);
