@@ -338,7 +338,7 @@ RunReport run_study_distributed(const MpiSession& session, const StudyConfig& st
   if (rank == 0) {
     out.emplace(ResultWriter::create(output, metadata, append));
     std::vector<ResultsFile> parts;
-    for (int r = 0; r < size; ++r) parts.push_back(read_results(rank_file(output, r)));
+    for (int r = 0; r < size; ++r) parts.push_back(read_results(rank_file(output, r), {.isolate = false}));  // our own
     out->set_flush_each_call(false);  // rows from complete files: one flush at the end
     merge_experiments(study, parts, *out);
     out->set_flush_each_call(true);
