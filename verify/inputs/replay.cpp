@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <cmath>
+#include <functional>
 #include <system_error>
 
 #include "verify/store/hdf5_handle.hpp"
+#include "verify/store/isolated.hpp"
 
 namespace slaterlab {
 
@@ -32,12 +36,7 @@ struct Dataset {
   std::size_t type_size = 0;
 };
 
-std::string shape_text(const std::vector<hsize_t>& dims) {
-  if (dims.empty()) return "a scalar";
-  std::string out;
-  for (hsize_t d : dims) out += (out.empty() ? "" : " x ") + std::to_string(d);
-  return out;
-}
+using h5::shape_text;
 
 class ReplayReader {
  public:
@@ -56,7 +55,8 @@ class ReplayReader {
   }
 
   ReplayShape shape() const { return {Eigen::Index(n_), std::int64_t(m_)}; }
-  ReplayData read();
+  ReplayData read(std::int64_t moves);
+  std::vector<std::pair<std::string, std::string>> metadata() const;
 
  private:
   void open();
@@ -65,10 +65,10 @@ class ReplayReader {
   std::optional<Dataset> dataset(const std::string& name, bool required);
   void check_shapes();
   void expect_class(const Dataset& d, H5T_class_t wanted, const char* what) const;
-  std::vector<double> doubles(const Dataset& d) const;
-  std::vector<std::int64_t> integers(const Dataset& d) const;
-  std::vector<std::int64_t> flags(const Dataset& d) const;
-  std::vector<std::pair<std::string, std::string>> metadata() const;
+  std::vector<double> doubles(const Dataset& d, hsize_t rows) const;
+  std::vector<std::int64_t> integers(const Dataset& d, hsize_t rows) const;
+  std::vector<std::int64_t> flags(const Dataset& d, hsize_t rows) const;
+  void read_rows(const Dataset& d, hid_t memory_type, hsize_t rows, void* out) const;
 
   fs::path path_;
   Handle file_;
@@ -77,10 +77,16 @@ class ReplayReader {
   hsize_t n_ = 0, m_ = 0;
 };
 
+/// Before anything opens it: a FIFO would block the open, a device stream.
+void require_regular_file(const fs::path& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) bad(path, "no such file");
+  if (S_ISDIR(info.st_mode)) bad(path, "is a directory");
+  if (!S_ISREG(info.st_mode)) bad(path, "not a regular file (a FIFO, device or socket)");
+}
+
 void ReplayReader::open() {
-  std::error_code ec;
-  if (!fs::exists(path_, ec)) bad(path_, "no such file");
-  if (fs::is_directory(path_, ec)) bad(path_, "is a directory");
+  require_regular_file(path_);
   const htri_t is_hdf5 = H5Fis_hdf5(path_.c_str());
   if (is_hdf5 <= 0) {
     bad(path_, is_hdf5 == 0 ? "not an HDF5 file" : "cannot open: " + h5::error_detail());
@@ -138,6 +144,13 @@ std::optional<Dataset> ReplayReader::dataset(const std::string& name, bool requi
   H5Sget_simple_extent_dims(space, d.dims.data(), nullptr);
   d.type_class = H5Tget_class(type);
   d.type_size = H5Tget_size(type);
+  // The declared extent must be stored in the file: a hostile or damaged
+  // header (2^61 moves in a 9 KB file) is refused before any plan or read.
+  try {
+    h5::require_stored(d.handle, h5::declared_dataset(d.handle, name), "'" + name + "'");
+  } catch (const h5::Failure& failure) {
+    bad(path_, failure.what());
+  }
   return d;
 }
 
@@ -176,36 +189,53 @@ void ReplayReader::check_shapes() {
   }
 }
 
-std::vector<double> ReplayReader::doubles(const Dataset& d) const {
-  std::size_t count = 1;
-  for (hsize_t x : d.dims) count *= std::size_t(x);
-  std::vector<double> out(count);
-  if (count > 0 &&
-      H5Dread(d.handle, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) {
+/// Reads the first `rows` rows of d (all of its other dimensions) into out.
+void ReplayReader::read_rows(const Dataset& d, hid_t memory_type, hsize_t rows, void* out) const {
+  if (rows == 0) return;
+  for (std::size_t i = 1; i < d.dims.size(); ++i)
+    if (d.dims[i] == 0) return;
+  std::vector<hsize_t> start(d.dims.size(), 0), count = d.dims;
+  if (!count.empty()) count[0] = rows;
+  Handle file_space(H5Dget_space(d.handle), H5Sclose);
+  Handle memory_space(count.empty() ? H5Screate(H5S_SCALAR)
+                                    : H5Screate_simple(int(count.size()), count.data(), nullptr),
+                      H5Sclose);
+  if (!file_space.valid() || !memory_space.valid() ||
+      (!count.empty() && H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr,
+                                             count.data(), nullptr) < 0) ||
+      H5Dread(d.handle, memory_type, memory_space, file_space, H5P_DEFAULT, out) < 0) {
     bad(path_, "cannot read '" + d.name + "': " + h5::error_detail());
   }
+}
+
+/// Elements of the first `rows` rows of d (a bounded product: require_stored
+/// checked the whole extent).
+std::size_t row_elements(const std::vector<hsize_t>& dims, hsize_t rows) {
+  std::size_t count = 1;
+  for (std::size_t i = 0; i < dims.size(); ++i) count *= std::size_t(i == 0 ? rows : dims[i]);
+  return count;
+}
+
+std::vector<double> ReplayReader::doubles(const Dataset& d, hsize_t rows) const {
+  std::vector<double> out(row_elements(d.dims, rows));
+  if (!out.empty()) read_rows(d, H5T_NATIVE_DOUBLE, rows, out.data());
   return out;
 }
 
-std::vector<std::int64_t> ReplayReader::integers(const Dataset& d) const {
-  std::vector<std::int64_t> out(d.dims.empty() ? 1 : std::size_t(d.dims[0]));
-  if (!out.empty() &&
-      H5Dread(d.handle, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) {
-    bad(path_, "cannot read '" + d.name + "': " + h5::error_detail());
-  }
+std::vector<std::int64_t> ReplayReader::integers(const Dataset& d, hsize_t rows) const {
+  std::vector<std::int64_t> out(row_elements(d.dims, rows));
+  if (!out.empty()) read_rows(d, H5T_NATIVE_INT64, rows, out.data());
   return out;
 }
 
 // 0/1 flags stored as integers or as h5py's enum for numpy bool (int8 base).
-std::vector<std::int64_t> ReplayReader::flags(const Dataset& d) const {
-  if (d.type_class != H5T_ENUM) return integers(d);
+std::vector<std::int64_t> ReplayReader::flags(const Dataset& d, hsize_t rows) const {
+  if (d.type_class != H5T_ENUM) return integers(d, rows);
   Handle stored(H5Dget_type(d.handle), H5Tclose);
   Handle native(H5Tget_native_type(stored, H5T_DIR_ASCEND), H5Tclose);
-  std::vector<std::int8_t> raw(std::size_t(d.dims[0]));
-  if (!native.valid() ||
-      (!raw.empty() && H5Dread(d.handle, native, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()) < 0)) {
-    bad(path_, "cannot read '" + d.name + "': " + h5::error_detail());
-  }
+  if (!native.valid()) bad(path_, "cannot read '" + d.name + "': " + h5::error_detail());
+  std::vector<std::int8_t> raw(row_elements(d.dims, rows));
+  if (!raw.empty()) read_rows(d, native, rows, raw.data());
   return {raw.begin(), raw.end()};
 }
 
@@ -251,14 +281,16 @@ std::vector<std::pair<std::string, std::string>> ReplayReader::metadata() const 
 
 const char* non_finite_name(double x) { return std::isnan(x) ? "NaN" : "inf"; }
 
-ReplayData ReplayReader::read() {
+ReplayData ReplayReader::read(std::int64_t moves) {
   ReplayData data;
   data.layout = layout_;
+  data.file_moves = std::int64_t(m_);
   const Eigen::Index n = Eigen::Index(n_);
-  const Eigen::Index m = Eigen::Index(m_);
+  const hsize_t rows = moves >= 0 ? std::min(m_, hsize_t(moves)) : m_;
+  const Eigen::Index m = Eigen::Index(rows);
 
   // HDF5 hands back C order: buffer[r * N + c] = dataset[r, c].
-  const std::vector<double> a = doubles(*initial_);
+  const std::vector<double> a = doubles(*initial_, n_);
   using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   if (layout_ == "row-major") {
     data.initial = Eigen::Map<const RowMajor>(a.data(), n, n);  // dataset[i, j] = A(i, j)
@@ -277,7 +309,7 @@ ReplayData ReplayReader::read() {
   }
 
   // Row m of moves/column is the new column of move m: column m of the map.
-  const std::vector<double> c = doubles(*column_);
+  const std::vector<double> c = doubles(*column_, rows);
   data.columns = Eigen::Map<const Eigen::MatrixXd>(c.data(), n, m);
   for (Eigen::Index move = 0; move < m; ++move) {
     for (Eigen::Index i = 0; i < n; ++i) {
@@ -289,7 +321,7 @@ ReplayData ReplayReader::read() {
     }
   }
 
-  const std::vector<std::int64_t> electron = integers(*electron_);
+  const std::vector<std::int64_t> electron = integers(*electron_, rows);
   for (std::size_t t = 0; t < electron.size(); ++t) {
     if (electron[t] < 0 || electron[t] >= std::int64_t(n)) {
       bad(path_, fmt::format("'moves/electron'[{}] = {} is out of range (N = {}: 0 to {})", t,
@@ -299,7 +331,7 @@ ReplayData ReplayReader::read() {
   }
 
   if (accept_) {
-    const std::vector<std::int64_t> accept = flags(*accept_);
+    const std::vector<std::int64_t> accept = flags(*accept_, rows);
     data.accept.emplace();
     for (std::size_t t = 0; t < accept.size(); ++t) {
       if (accept[t] != 0 && accept[t] != 1) {
@@ -309,7 +341,7 @@ ReplayData ReplayReader::read() {
     }
   }
   if (uniform_) {
-    data.uniform = doubles(*uniform_);
+    data.uniform = doubles(*uniform_, rows);
     for (std::size_t t = 0; t < data.uniform->size(); ++t) {
       const double u = (*data.uniform)[t];
       if (!(u >= 0.0 && u < 1.0)) {
@@ -337,25 +369,40 @@ void write_dataset(const fs::path& path, hid_t parent, const std::string& name, 
   }
 }
 
-}  // namespace
-
 // The reader reports its own findings as ReplayError; an HDF5 failure it did
 // not anticipate (a damaged object, a group where a dataset belongs) still
 // becomes one line naming the file.
-ReplayShape read_replay_shape(const fs::path& path) {
+template <class Fn>
+auto reported(const fs::path& path, Fn&& fn) {
   try {
-    return ReplayReader(path).shape();
+    return fn();
   } catch (const h5::Failure& error) {
     bad(path, error.what());
   }
 }
 
-ReplayData read_replay(const fs::path& path) {
+/// Runs read in a child first (isolated.hpp), so that damage crashing or
+/// hanging libhdf5 is reported as a damaged file.
+void read_isolated(const fs::path& path, const std::function<void()>& read) {
+  require_regular_file(path);
   try {
-    return ReplayReader(path).read();
-  } catch (const h5::Failure& error) {
-    bad(path, error.what());
+    check_file_isolated(path, read);
+  } catch (const IsolatedFailure& failure) {
+    if (!failure.crashed()) throw ReplayError(failure.what());  // the child's own ReplayError
+    bad(path, failure.what());
   }
+}
+
+}  // namespace
+
+ReplayShape read_replay_shape(const fs::path& path) {
+  read_isolated(path, [&] { reported(path, [&] { return ReplayReader(path).metadata(); }); });
+  return reported(path, [&] { return ReplayReader(path).shape(); });
+}
+
+ReplayData read_replay(const fs::path& path, std::int64_t moves) {
+  read_isolated(path, [&] { reported(path, [&] { return ReplayReader(path).read(moves); }); });
+  return reported(path, [&] { return ReplayReader(path).read(moves); });
 }
 
 void write_replay(const fs::path& path, const ReplayData& data) {

@@ -57,6 +57,8 @@ struct ReplayData {
   /// Root attributes other than the two required ones, as (name, text).
   std::vector<std::pair<std::string, std::string>> metadata;
 
+  std::int64_t file_moves = 0;                 // M of the file (>= moves())
+
   Eigen::Index n() const { return initial.rows(); }
   std::int64_t moves() const { return std::int64_t(electron.size()); }
 };
@@ -68,10 +70,21 @@ struct ReplayShape {
   std::int64_t moves = 0;
 };
 
+/// Every dataset must also be stored in the file whole (a declared size the
+/// file cannot hold, 2^61 moves in a 9 KB file, is refused here, before any
+/// plan), and every attribute must be a single value of its type.
 ReplayShape read_replay_shape(const std::filesystem::path& path);
 
-/// Reads and validates the whole file.
-ReplayData read_replay(const std::filesystem::path& path);
+/// Reads and validates the file; with moves >= 0 only the first `moves`
+/// moves are read (a study replays a prefix: its memory is what the plan
+/// counted), else all. moves_in_file() is M whatever was read.
+ReplayData read_replay(const std::filesystem::path& path, std::int64_t moves = -1);
+
+// Both readers first read the file in a child process (verify/store/
+// isolated.hpp): damage that crashes or hangs libhdf5 (a global-heap object
+// whose stored size is wrong) is a ReplayError "...: the file is damaged".
+// A path that is not a regular file (a FIFO, a device) is refused before it
+// is opened.
 
 /// Writes `data` as a replay file (replaced if it exists), storing
 /// initial_matrix as data.layout says and `metadata` as string attributes.

@@ -431,7 +431,7 @@ class ReplayWorkload final : public Workload {
         {"kind", "replay"},
         {"file", spec_.file},
         {"n", std::to_string(data_.n())},
-        {"moves_in_file", std::to_string(data_.moves())},
+        {"moves_in_file", std::to_string(data_.file_moves)},
         {"layout", data_.layout},
         {"recorded_accept", data_.accept ? "true" : "false"},
         {"recorded_uniform", data_.uniform ? "true" : "false"},
@@ -458,7 +458,7 @@ class ReplayWorkload final : public Workload {
 /// metadata attributes as "meta.<name>".
 std::unique_ptr<Workload> make_replay_workload(const WorkloadSpec& spec) {
   if (spec.file.empty()) throw std::invalid_argument("workload: replay needs a 'file'");
-  ReplayData data = read_replay(spec.file);
+  ReplayData data = read_replay(spec.file, spec.replay_moves);
   if (spec.n != data.n()) {
     throw std::invalid_argument(fmt::format("workload: replay file {} holds N = {}, but n = {}",
                                             spec.file, data.n(), spec.n));

@@ -144,6 +144,8 @@ struct WorkloadSpec {
   double alpha = 1.0;                   // slater: frequency of the HO orbitals, finite, > 0
   bool singular = false;                // exactly singular initial matrix
   std::string file;                     // replay: the HDF5 file (verify/inputs/replay.hpp)
+  std::int64_t replay_moves = -1;       // replay: moves the run uses, read from the file's
+                                        // start (the plan counts them); -1: all
 };
 
 /// Builds the workload. Throws std::invalid_argument with a one-line message

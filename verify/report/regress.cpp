@@ -613,24 +613,7 @@ Comparison schema_mismatch(int baseline_version) {
   return c;
 }
 
-std::optional<int> results_schema_version(const fs::path& path) {
-  h5::library_init();
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
-    throw IoError(fmt::format("cannot read {}: no such file", path.string()));
-  }
-  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (id < 0) throw IoError(fmt::format("cannot read {}: {}", path.string(), h5::error_detail()));
-  h5::Handle file(id, H5Fclose);
-  try {
-    if (!h5::has_attr(file, "schema_version")) return std::nullopt;
-    std::int32_t version = 0;
-    h5::read_attr(file, "schema_version", version);
-    return version;
-  } catch (const h5::Failure& error) {
-    throw IoError(fmt::format("cannot read {}: {}", path.string(), error.what()));
-  }
-}
+std::optional<int> results_schema_version(const fs::path& path) { return read_schema_version(path); }
 
 std::string format_junit(const RegressReport& report, const std::string& name) {
   // Suites in order of first appearance.
@@ -751,6 +734,14 @@ int regress_command(const RegressArgs& args, RunMetadata metadata, const RunOpti
       other_version = *version;
     } else {
       baseline = read_results(baseline_path);  // IoError for anything but a results file
+      if (!baseline->committed) {
+        throw IoError(
+            fmt::format("baseline {} was never committed by a finished run (the .partial of a "
+                        "killed or running run, or a file written before results files "
+                        "carried the 'committed' mark): refusing it as a baseline; make one "
+                        "with --update-baseline",
+                        baseline_path.string()));
+      }
       if (!baseline->complete()) {
         throw IoError(
             fmt::format("baseline {} is incomplete (a strategy has no summary: the "

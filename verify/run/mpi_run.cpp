@@ -369,7 +369,9 @@ RunReport run_study_distributed(const MpiSession& session, const StudyConfig& st
     if (rank == 0) {
       out.emplace(ResultWriter::create(output, metadata, append));
       std::vector<ResultsFile> parts;
-      for (int r = 0; r < size; ++r) parts.push_back(read_results(rank_file(output, r)));
+      // Our own files, just written: no need to read them in a child first.
+      for (int r = 0; r < size; ++r)
+        parts.push_back(read_results(rank_file(output, r), {.isolate = false}));
       out->set_flush_each_call(false);  // rows from complete files: one flush at the end
       merge_experiments(study, parts, *out);
       out->set_flush_each_call(true);

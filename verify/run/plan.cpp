@@ -227,11 +227,17 @@ void check_before_running(const StudyConfig& study, const StudyPlan& plan, doubl
   for (const ExperimentConfig& e : study.experiments) {
     if (e.workload.kind != "replay") continue;
     try {
-      make_workload(e.workload);
+      make_workload(workload_to_run(e));
     } catch (const std::invalid_argument& error) {
       throw ConfigError("experiment '" + e.name + "': " + error.what());
     }
   }
+}
+
+WorkloadSpec workload_to_run(const ExperimentConfig& e) {
+  WorkloadSpec spec = e.workload;
+  if (spec.kind == "replay") spec.replay_moves = e.moves;
+  return spec;
 }
 
 std::string format_bytes(double bytes) {

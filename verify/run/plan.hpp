@@ -88,6 +88,10 @@ void check_fits(const StudyPlan& plan, double available);
 /// the experiment), so that a file too large is refused from its shape alone.
 void check_before_running(const StudyConfig& study, const StudyPlan& plan, double available);
 
+/// The workload an experiment's run builds: a replay reads only the first
+/// e.moves moves of its file, the number plan_study counts.
+WorkloadSpec workload_to_run(const ExperimentConfig& e);
+
 /// The plan as a Markdown table with the totals.
 std::string format_plan(const StudyPlan& plan, double available);
 

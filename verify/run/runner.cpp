@@ -13,6 +13,7 @@
 #include "slaterlab/strategies/determinant/delayed_update.hpp"
 #include "slaterlab/strategies/determinant/precision.hpp"
 #include "verify/run/metrics.hpp"
+#include "verify/run/plan.hpp"
 #include "verify/inputs/rng.hpp"
 #include "verify/run/vmc_study.hpp"
 
@@ -87,7 +88,7 @@ class LockstepExperiment {
         experiment_(experiment),
         strategies_(std::move(strategies)),
         writer_(writer),
-        workload_(make_workload(experiment.workload)),
+        workload_(make_workload(workload_to_run(experiment))),
         reference_(study.reference.digits, study.reference.recompute_every),
         decisions_(Rng::stream(experiment.workload.seed, 1)) {}
 

@@ -77,11 +77,32 @@ void write_scalar(hid_t object, const std::string& name, hid_t type, const void*
   check_ok(H5Awrite(attr, type, value), op);
 }
 
-void read_scalar(hid_t object, const std::string& name, hid_t type, void* value) {
+// What a numeric read accepts: an integer read refuses floats (HDF5 would
+// silently truncate them), a floating-point read takes either.
+enum class Numeric { integer, real };
+
+void read_scalar(hid_t object, const std::string& name, hid_t type, void* value, Numeric kind) {
   const auto op = attr_op("read", object, name);
   Handle attr = attribute_handle(H5Aopen(object, name.c_str(), H5P_DEFAULT), op);
+  const Declared declared = declared_attribute(attr, op);
+  require_single(declared, op);
+  const bool integer = declared.type_class == H5T_INTEGER;
+  if (!(integer || (kind == Numeric::real && declared.type_class == H5T_FLOAT)))
+    throw Failure(op, kind == Numeric::integer ? "not an integer" : "not a number");
   check_ok(H5Aread(attr, type, value), op);
 }
+
+/// Bytes of the file holding object: no stored string can be longer.
+std::uint64_t file_size_of(hid_t object, std::string_view op) {
+  Handle file = file_handle(H5Iget_file_id(object), op);
+  hsize_t size = 0;
+  check_ok(H5Fget_filesize(file, &size), op);
+  return size;
+}
+
+// Most elements an attribute may hold: its data lives in the object header
+// (at most 64 KiB compact) and ours hold a column list, tens of names.
+constexpr std::uint64_t kMaxAttributeElements = std::uint64_t{1} << 16;
 
 // A memory string type matching the stored one's character set: HDF5 1.10
 // refuses to convert between ASCII and UTF-8 strings.
@@ -92,7 +113,10 @@ Handle vlen_string_like(hid_t stored) {
 }
 
 std::string read_fixed_string(hid_t attr, hid_t stored, const std::string& op) {
-  std::string buffer(H5Tget_size(stored), '\0');
+  const std::size_t size = H5Tget_size(stored);
+  if (size == 0 || size > file_size_of(attr, op))
+    throw Failure(op, fmt::format("declares a string of {} bytes, more than the file holds", size));
+  std::string buffer(size, '\0');
   Handle type = type_handle(H5Tcopy(stored), op);
   check_ok(H5Aread(attr, type, buffer.data()), op);
   buffer.resize(std::strlen(buffer.c_str()));
@@ -274,8 +298,10 @@ bool has_attr(hid_t object, const std::string& name) {
 void read_attr(hid_t object, const std::string& name, std::string& value) {
   const auto op = attr_op("read", object, name);
   Handle attr = attribute_handle(H5Aopen(object, name.c_str(), H5P_DEFAULT), op);
+  const Declared declared = declared_attribute(attr, op);
+  require_single(declared, op);
+  if (declared.type_class != H5T_STRING) throw Failure(op, "not a string attribute");
   Handle stored = type_handle(H5Aget_type(attr), op);
-  if (H5Tget_class(stored) != H5T_STRING) throw Failure(op, "not a string attribute");
   if (!check_tri(H5Tis_variable_str(stored), op)) {
     value = read_fixed_string(attr, stored, op);
     return;
@@ -288,36 +314,38 @@ void read_attr(hid_t object, const std::string& name, std::string& value) {
 }
 
 void read_attr(hid_t object, const std::string& name, double& value) {
-  read_scalar(object, name, H5T_NATIVE_DOUBLE, &value);
+  read_scalar(object, name, H5T_NATIVE_DOUBLE, &value, Numeric::real);
 }
 
 void read_attr(hid_t object, const std::string& name, std::int64_t& value) {
-  read_scalar(object, name, H5T_NATIVE_INT64, &value);
+  read_scalar(object, name, H5T_NATIVE_INT64, &value, Numeric::integer);
 }
 
 void read_attr(hid_t object, const std::string& name, std::uint64_t& value) {
-  read_scalar(object, name, H5T_NATIVE_UINT64, &value);
+  read_scalar(object, name, H5T_NATIVE_UINT64, &value, Numeric::integer);
 }
 
 void read_attr(hid_t object, const std::string& name, std::int32_t& value) {
-  read_scalar(object, name, H5T_NATIVE_INT32, &value);
+  read_scalar(object, name, H5T_NATIVE_INT32, &value, Numeric::integer);
 }
 
 void read_attr(hid_t object, const std::string& name, bool& value) {
   std::int32_t stored = 0;
-  read_scalar(object, name, H5T_NATIVE_INT32, &stored);
+  read_scalar(object, name, H5T_NATIVE_INT32, &stored, Numeric::integer);
   value = stored != 0;
 }
 
 void read_attr(hid_t object, const std::string& name, std::vector<std::string>& value) {
   const auto op = attr_op("read", object, name);
   Handle attr = attribute_handle(H5Aopen(object, name.c_str(), H5P_DEFAULT), op);
-  Handle stored = type_handle(H5Aget_type(attr), op);
-  if (H5Tget_class(stored) != H5T_STRING || !check_tri(H5Tis_variable_str(stored), op))
+  const Declared declared = declared_attribute(attr, op);
+  if (declared.type_class != H5T_STRING || !declared.variable_string || declared.dims.size() > 1)
     throw Failure(op, "not an array of variable-length strings");
-  Handle space = space_handle(H5Aget_space(attr), op);
-  const hssize_t count = H5Sget_simple_extent_npoints(space);
-  if (count < 0) fail(op);
+  const std::uint64_t count = declared.points().value_or(kMaxAttributeElements + 1);
+  if (count > kMaxAttributeElements)
+    throw Failure(op, fmt::format("declares {} strings, more than an attribute holds ({})",
+                                  declared.shape_text(), kMaxAttributeElements));
+  Handle stored = type_handle(H5Aget_type(attr), op);
   std::vector<char*> data(static_cast<std::size_t>(count), nullptr);
   Handle type = vlen_string_like(stored);
   check_ok(H5Aread(attr, type, data.data()), op);
@@ -341,6 +369,110 @@ std::vector<std::string> attr_names(hid_t object) {
   return names;
 }
 
+// ---- checked reading ----------------------------------------------------------
+
+namespace {
+
+Declared declared_from(hid_t space, hid_t type, std::string_view op) {
+  Declared declared;
+  declared.type_class = H5Tget_class(type);
+  if (declared.type_class == H5T_NO_CLASS) fail(std::string(op));
+  declared.type_size = H5Tget_size(type);
+  if (declared.type_class == H5T_STRING)
+    declared.variable_string = check_tri(H5Tis_variable_str(type), op);
+  switch (H5Sget_simple_extent_type(space)) {
+    case H5S_SCALAR: break;
+    case H5S_SIMPLE: {
+      const int rank = H5Sget_simple_extent_ndims(space);
+      if (rank < 0) fail(std::string(op));
+      declared.dims.assign(static_cast<std::size_t>(rank), 0);
+      if (H5Sget_simple_extent_dims(space, declared.dims.data(), nullptr) < 0)
+        fail(std::string(op));
+      break;
+    }
+    case H5S_NULL: declared.dims = {0}; break;  // no data at all
+    default: fail(std::string(op));
+  }
+  return declared;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> Declared::points() const {
+  std::uint64_t product = 1;
+  for (hsize_t d : dims)
+    if (__builtin_mul_overflow(product, std::uint64_t{d}, &product)) return std::nullopt;
+  return product;
+}
+
+std::string Declared::shape_text() const { return h5::shape_text(dims); }
+
+std::string shape_text(const std::vector<hsize_t>& dims) {
+  if (dims.empty()) return "a scalar";
+  std::string out;
+  for (hsize_t d : dims) out += (out.empty() ? "" : " x ") + std::to_string(d);
+  return out;
+}
+
+Declared declared_attribute(hid_t attr, std::string_view op) {
+  Handle space = space_handle(H5Aget_space(attr), op);
+  Handle type = type_handle(H5Aget_type(attr), op);
+  return declared_from(space, type, op);
+}
+
+Declared declared_dataset(hid_t dataset, std::string_view op) {
+  Handle space = space_handle(H5Dget_space(dataset), op);
+  Handle type = type_handle(H5Dget_type(dataset), op);
+  return declared_from(space, type, op);
+}
+
+void require_single(const Declared& declared, std::string_view op) {
+  if (declared.points() != std::uint64_t{1})
+    throw Failure(std::string(op),
+                  fmt::format("holds {} values where one belongs", declared.shape_text()));
+}
+
+std::size_t checked_bytes(std::uint64_t points, std::size_t element_bytes, std::string_view op) {
+  std::uint64_t bytes = 0;
+  if (__builtin_mul_overflow(points, std::uint64_t{element_bytes}, &bytes) ||
+      bytes > kMaxReadBytes)
+    throw Failure(std::string(op), fmt::format("declares {} elements of {} bytes, more than the "
+                                               "{} TiB a read may take: the file is damaged",
+                                               points, element_bytes, kMaxReadBytes >> 40));
+  return static_cast<std::size_t>(bytes);
+}
+
+std::uint64_t require_stored(hid_t dataset, const Declared& declared, std::string_view op) {
+  const std::optional<std::uint64_t> points = declared.points();
+  if (!points)
+    throw Failure(std::string(op), fmt::format("declares {} elements, more than 2^64: the file "
+                                               "is damaged", declared.shape_text()));
+  const std::uint64_t bytes = checked_bytes(*points, declared.type_size, op);
+  if (bytes == 0 || declared.variable_string) return *points;  // strings: their descriptors
+  // Deflate encodes at most 258 bytes in about 2 bits: no stream inflates by
+  // more than 1032:1. Shuffle and Fletcher-32 do not shrink data; any other
+  // filter is of unknown ratio, so only the bound of checked_bytes applies.
+  std::uint64_t ratio = 1;
+  Handle plist = plist_handle(H5Dget_create_plist(dataset), op);
+  const int filters = H5Pget_nfilters(plist);
+  if (filters < 0) fail(std::string(op));
+  for (int i = 0; i < filters; ++i) {
+    unsigned flags = 0, config = 0;
+    std::size_t values = 0;
+    const H5Z_filter_t id = H5Pget_filter2(plist, static_cast<unsigned>(i), &flags, &values,
+                                           nullptr, 0, nullptr, &config);
+    if (id == H5Z_FILTER_DEFLATE) ratio = 1032;
+    else if (id != H5Z_FILTER_SHUFFLE && id != H5Z_FILTER_FLETCHER32) return *points;
+  }
+  const std::uint64_t stored = H5Dget_storage_size(dataset);
+  if ((bytes + ratio - 1) / ratio > stored)
+    throw Failure(std::string(op),
+                  fmt::format("declares {} elements ({} bytes) but the file stores {} bytes of "
+                              "them: the file is damaged or was never fully written",
+                              declared.shape_text(), bytes, stored));
+  return *points;
+}
+
 void write_string_dataset(hid_t parent, const std::string& name, const std::string& value) {
   const auto op = fmt::format("write dataset '{}' in {}", name, object_name(parent));
   Handle type = string_type();
@@ -354,9 +486,11 @@ void write_string_dataset(hid_t parent, const std::string& name, const std::stri
 std::string read_string_dataset(hid_t parent, const std::string& name) {
   const auto op = fmt::format("read dataset '{}' in {}", name, object_name(parent));
   Handle dataset = dataset_handle(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), op);
-  Handle stored = type_handle(H5Dget_type(dataset), op);
-  if (H5Tget_class(stored) != H5T_STRING || !check_tri(H5Tis_variable_str(stored), op))
+  const Declared declared = declared_dataset(dataset, op);
+  require_single(declared, op);
+  if (declared.type_class != H5T_STRING || !declared.variable_string)
     throw Failure(op, "not a variable-length string");
+  Handle stored = type_handle(H5Dget_type(dataset), op);
   Handle type = vlen_string_like(stored);
   char* data = nullptr;
   check_ok(H5Dread(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, &data), op);

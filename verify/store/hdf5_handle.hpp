@@ -18,6 +18,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -136,6 +137,49 @@ void read_attr(hid_t object, const std::string& name, bool& value);
 void read_attr(hid_t object, const std::string& name, std::vector<std::string>& value);
 /// Attribute names, in creation order when it was recorded.
 std::vector<std::string> attr_names(hid_t object);
+
+// ---- checked reading ----------------------------------------------------------
+//
+// Every read of an untrusted file goes through these checks before any data
+// is read: an object's header declares its type class, shape and size, and a
+// damaged or hostile file may declare anything (an array where one value
+// belongs, 2^62 rows, a string longer than the file). Each check throws
+// Failure(op, why) naming the object; the readers above use them all.
+
+/// What an attribute or dataset declares about its data (its header only).
+struct Declared {
+  H5T_class_t type_class = H5T_NO_CLASS;
+  std::size_t type_size = 0;   // bytes of one stored element
+  bool variable_string = false;
+  std::vector<hsize_t> dims;   // empty: a scalar
+  /// Number of elements; 0 for an empty extent; nullopt if the product of
+  /// the dims overflows 64 bits.
+  std::optional<std::uint64_t> points() const;
+  std::string shape_text() const;
+};
+
+/// "a scalar", "1000", "2147483648 x 2147483648".
+std::string shape_text(const std::vector<hsize_t>& dims);
+
+Declared declared_attribute(hid_t attr, std::string_view op);
+Declared declared_dataset(hid_t dataset, std::string_view op);
+
+/// Requires one value: a scalar, or an array of exactly one element.
+void require_single(const Declared& declared, std::string_view op);
+
+/// Bytes that `points` elements of `element_bytes` each take in memory.
+/// Throws when the product overflows or exceeds kMaxReadBytes.
+std::size_t checked_bytes(std::uint64_t points, std::size_t element_bytes, std::string_view op);
+
+/// Largest single read (1 TiB): beyond what any machine this runs on holds,
+/// so a larger declared size can only be damage.
+inline constexpr std::uint64_t kMaxReadBytes = std::uint64_t{1} << 40;
+
+/// Requires that the file stores the data the dataset declares: unfiltered
+/// storage holds every element; deflate (at most 1032:1) cannot hold more
+/// than 1032 times its stored bytes. Catches a damaged or hostile extent
+/// (2^62 rows) before a reader allocates for it. Returns the element count.
+std::uint64_t require_stored(hid_t dataset, const Declared& declared, std::string_view op);
 
 /// A scalar variable-length string dataset.
 void write_string_dataset(hid_t parent, const std::string& name, const std::string& value);

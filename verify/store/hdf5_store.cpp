@@ -14,11 +14,13 @@
 #include <ctime>
 #include <limits>
 #include <cstring>
+#include <functional>
 #include <set>
 #include <type_traits>
 #include <utility>
 
 #include "verify/store/hdf5_handle.hpp"
+#include "verify/store/isolated.hpp"
 
 namespace slaterlab {
 
@@ -365,8 +367,11 @@ template <class Row>
 std::vector<Row> read_table(hid_t parent, const char* name = kCheckpoints) {
   const auto op = fmt::format("read dataset '{}' in {}", name, h5::object_name(parent));
   Handle dataset = h5::dataset_handle(H5Dopen2(parent, name, H5P_DEFAULT), op);
+  const h5::Declared declared = h5::declared_dataset(dataset, op);
+  if (declared.type_class != H5T_COMPOUND) throw h5::Failure(op, "not a compound dataset");
+  if (declared.dims.size() != 1)
+    throw h5::Failure(op, "a table must be 1-D (one row per record), got " + declared.shape_text());
   Handle stored = h5::type_handle(H5Dget_type(dataset), op);
-  if (H5Tget_class(stored) != H5T_COMPOUND) throw h5::Failure(op, "not a compound dataset");
   // HDF5 matches compound members by name; a missing one would be left
   // silently at its default, so require every column.
   const Row probe{};
@@ -374,10 +379,8 @@ std::vector<Row> read_table(hid_t parent, const char* name = kCheckpoints) {
     if (H5Tget_member_index(stored, field.name) < 0)
       throw h5::Failure(op, fmt::format("missing column '{}'", field.name));
   });
-  Handle space = h5::space_handle(H5Dget_space(dataset), op);
-  const hssize_t count = H5Sget_simple_extent_npoints(space);
-  if (count < 0) h5::fail(op);
-  std::vector<Row> rows(static_cast<std::size_t>(count));
+  const std::uint64_t count = h5::require_stored(dataset, declared, op);
+  std::vector<Row> rows(h5::checked_bytes(count, sizeof(Row), op) / sizeof(Row));
   if (!rows.empty()) {
     Handle type = memory_type<Row>();
     h5::check_ok(H5Dread(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()), op);
@@ -412,14 +415,20 @@ void write_series(hid_t parent, const char* name, const std::vector<std::vector<
                              "NaN after the end of a walker whose strategy gave up"));
 }
 
-std::vector<std::vector<double>> read_series(hid_t parent, const char* name) {
+/// expected_rows: the walkers of the run, one row each.
+std::vector<std::vector<double>> read_series(hid_t parent, const char* name,
+                                             std::uint64_t expected_rows) {
   const auto op = fmt::format("read dataset '{}' in {}", name, h5::object_name(parent));
   Handle dataset = h5::dataset_handle(H5Dopen2(parent, name, H5P_DEFAULT), op);
-  Handle space = h5::space_handle(H5Dget_space(dataset), op);
-  hsize_t dims[2] = {0, 0};
-  if (H5Sget_simple_extent_ndims(space) != 2) throw h5::Failure(op, "not a 2-D dataset");
-  H5Sget_simple_extent_dims(space, dims, nullptr);
-  std::vector<double> data(dims[0] * dims[1]);
+  const h5::Declared declared = h5::declared_dataset(dataset, op);
+  if (declared.dims.size() != 2) throw h5::Failure(op, "not a 2-D dataset");
+  if (declared.type_class != H5T_FLOAT) throw h5::Failure(op, "not floating-point numbers");
+  const hsize_t dims[2] = {declared.dims[0], declared.dims[1]};
+  if (dims[0] != expected_rows)
+    throw h5::Failure(op, fmt::format("has {} rows, but the run has {} walkers", dims[0],
+                                      expected_rows));
+  const std::uint64_t count = h5::require_stored(dataset, declared, op);
+  std::vector<double> data(h5::checked_bytes(count, sizeof(double), op) / sizeof(double));
   if (!data.empty())
     h5::check_ok(H5Dread(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()), op);
   std::vector<std::vector<double>> series(dims[0]);
@@ -444,6 +453,9 @@ constexpr const char* kSchemaAttr = "schema_version";
 constexpr const char* kParamPrefix = "param.";
 constexpr const char* kAppendedPrefix = "appended.";
 constexpr const char* kSummaryKeys = "summary_keys";  // written last: marks a finished strategy
+// 1 once commit() closed the file and renamed it to its final name; 0 in a
+// .partial, so that the file of a killed run is never taken as complete.
+constexpr const char* kCommittedAttr = "committed";
 
 std::string certified_prefix(std::string_view which) {
   return fmt::format("certified_{}.", which);
@@ -471,9 +483,26 @@ decltype(auto) in_file(const fs::path& file, Fn&& fn) {
   }
 }
 
-bool names_directory(const fs::path& path) {
+/// What a path that is not a regular file is, for messages.
+std::string file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+/// Refuses an existing path that is not a regular file: the commit's rename
+/// would replace the node (a device, a FIFO) with the results file.
+void require_regular_or_absent(const fs::path& path, std::string_view action) {
   struct stat info {};
-  return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+  if (::stat(path.c_str(), &info) != 0) return;
+  if (S_ISDIR(info.st_mode)) throw_errno(action, path, EISDIR);
+  if (!S_ISREG(info.st_mode))
+    throw IoError(fmt::format("cannot {} {}: it is {}, not a regular file; name a file to "
+                              "write the results to",
+                              action, path.string(), file_kind(info.st_mode)));
 }
 
 /// Opens an existing file; the message says why it is not readable.
@@ -482,6 +511,10 @@ Handle open_file(const fs::path& path, unsigned flags, std::string_view action) 
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) throw_errno(action, path, errno);
   if (S_ISDIR(info.st_mode)) throw_errno(action, path, EISDIR);
+  // A FIFO or device would block or stream forever under HDF5's reads.
+  if (!S_ISREG(info.st_mode))
+    throw IoError(fmt::format("cannot {} {}: not a regular file ({})", action, path.string(),
+                              file_kind(info.st_mode)));
   if (::access(path.c_str(), flags == H5F_ACC_RDWR ? R_OK | W_OK : R_OK) != 0)
     throw_errno(action, path, errno);
   const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
@@ -508,6 +541,16 @@ void require_schema(hid_t file, const fs::path& path, std::string_view action) {
     throw IoError(fmt::format("cannot {} {}: schema_version {} is not supported (this build "
                               "handles schema_version {})",
                               action, path.string(), version, kSchemaVersion));
+}
+
+std::optional<int> read_schema_version_here(const fs::path& path) {
+  Handle file = open_file(path, H5F_ACC_RDONLY, "read");
+  return in_file(path, [&]() -> std::optional<int> {
+    if (!h5::has_attr(file, kSchemaAttr)) return std::nullopt;
+    std::int32_t version = 0;
+    h5::read_attr(file, kSchemaAttr, version);
+    return version;
+  });
 }
 
 /// Makes the renamed file durable: its data, then the directory entry.
@@ -556,13 +599,13 @@ void check_output_path(const fs::path& final_path, bool append) {
   if (::stat(directory.c_str(), &info) != 0) throw_errno("create", partial, errno);
   if (!S_ISDIR(info.st_mode)) throw_errno("create", partial, ENOTDIR);
   if (::access(directory.c_str(), W_OK | X_OK) != 0) throw_errno("create", partial, errno);
-  if (names_directory(final_path)) throw_errno("write", final_path, EISDIR);
-  if (names_directory(partial)) throw_errno("create", partial, EISDIR);
+  require_regular_or_absent(final_path, "write");
+  require_regular_or_absent(partial, "create");
   require_unused(partial);
-  if (append) {
-    Handle file = open_file(final_path, H5F_ACC_RDONLY, "append to");
-    require_schema(file, final_path, "append to");
-  }
+  // Appending copies the file and renames the copy over it: a damaged file
+  // must be refused here, whole, before a copy carries the damage forward
+  // and the rename makes it look like a successful append.
+  if (append) (void)read_results(final_path);
 }
 
 // ---- writer ----------------------------------------------------------------
@@ -671,6 +714,7 @@ struct ResultWriter::Impl {
     owns_partial = true;
     guarded([&] {
       h5::write_attr(file, kSchemaAttr, std::int32_t{kSchemaVersion});
+      h5::write_attr(file, kCommittedAttr, false);
       write_fields(file, "", metadata);
       h5::write_string_dataset(file, kConfig, metadata.config_toml);
       experiments_group = h5::create_group(file, kExperiments);
@@ -692,7 +736,11 @@ struct ResultWriter::Impl {
       throw IoError(fmt::format("cannot open {}: {}", partial.string(), h5::error_detail()));
     file = Handle(id, H5Fclose);
     require_schema(file, final_path, "append to");
-    guarded([&] { experiments_group = h5::open_group(file, kExperiments); });
+    guarded([&] {
+      h5::write_attr(file, kCommittedAttr, false);  // a killed append leaves an unmarked copy
+      experiments_group = h5::open_group(file, kExperiments);
+      flush();
+    });
   }
 
   // Root group records link creation order like every other group.
@@ -879,7 +927,10 @@ void ResultWriter::add_orbital_accuracy(const OrbitalAccuracyRecord& record) {
 void ResultWriter::commit() {
   auto& w = *impl_;
   w.require_open();
-  w.guarded([&] { w.flush(); });
+  w.guarded([&] {
+    h5::write_attr(w.file, kCommittedAttr, true);
+    w.flush();
+  });
   if (const auto failure = w.close_all(); !failure.empty())
     throw IoError(fmt::format("cannot close {}: {}", w.partial.string(), failure));
   sync_path(w.partial, O_RDONLY);
@@ -968,13 +1019,40 @@ bool ResultsFile::complete() const noexcept {
   return true;
 }
 
+namespace {
+
+/// Runs read in a child first (isolated.hpp): damage that crashes or hangs
+/// libhdf5 ends the child, and becomes an IoError here.
+void read_isolated(const fs::path& path, const std::function<void()>& read) {
+  try {
+    check_file_isolated(path, read);
+  } catch (const IsolatedFailure& failure) {
+    if (!failure.crashed()) throw IoError(failure.what());  // the child's own IoError
+    throw IoError(fmt::format("cannot read {}: {}", path.string(), failure.what()));
+  }
+}
+
+}  // namespace
+
+std::optional<int> read_schema_version(const fs::path& path) {
+  h5::library_init();
+  read_isolated(path, [&] { (void)read_schema_version_here(path); });
+  return read_schema_version_here(path);
+}
+
 ResultsFile read_results(const fs::path& path, const ReadOptions& options) {
+  if (options.isolate) {
+    ReadOptions here = options;
+    here.isolate = false;
+    read_isolated(path, [&] { (void)read_results(path, here); });
+  }
   Handle file = open_file(path, H5F_ACC_RDONLY, "read");
   require_schema(file, path, "read");
   ResultsFile results;
   results.path = path;
   results.schema_version = kSchemaVersion;
   try {
+    if (h5::has_attr(file, kCommittedAttr)) h5::read_attr(file, kCommittedAttr, results.committed);
     read_fields(file, "", results.metadata);
     results.metadata.config_toml = h5::read_string_dataset(file, kConfig);
     Handle experiments = h5::open_group(file, kExperiments);
@@ -991,7 +1069,11 @@ ResultsFile read_results(const fs::path& path, const ReadOptions& options) {
         read_fields(group, "", run.summary);
         run.walkers = read_table<VmcWalkerRow>(group, "walkers");
         run.blocking = read_table<BlockingRow>(group, "blocking");
-        if (options.checkpoints) run.energy = read_series(group, "energy");
+        if (run.walkers.size() != std::uint64_t(std::max<std::int64_t>(run.info.walkers, 0)))
+          throw h5::Failure("read " + h5::object_name(group),
+                            fmt::format("walkers table has {} rows, but walkers = {}",
+                                        run.walkers.size(), run.info.walkers));
+        if (options.checkpoints) run.energy = read_series(group, "energy", run.walkers.size());
         results.vmc.push_back(std::move(run));
       }
     }

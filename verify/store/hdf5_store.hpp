@@ -46,8 +46,10 @@ std::filesystem::path partial_path(const std::filesystem::path& final_path);
 /// Cheap up-front validation for the command line, before any work is done:
 /// the directory of final_path exists and is writable, final_path is not a
 /// directory and no live run is writing its .partial. With append,
-/// final_path must also be a readable results file of this schema version.
-/// Throws IoError.
+/// final_path must also be a results file of this schema version that reads
+/// whole (read_results with checkpoints). An existing final_path or
+/// .partial that is not a regular file (a device, a FIFO, a directory) is
+/// refused: the commit's rename would replace it. Throws IoError.
 void check_output_path(const std::filesystem::path& final_path, bool append = false);
 
 /// A VMC run as stored: its description, summary, per-walker rows, the
@@ -153,17 +155,31 @@ struct ResultsFile {
   std::vector<ExperimentResult> experiments;  // in the order written
   std::vector<VmcRun> vmc;                     // finished VMC runs, in the order written
   std::vector<OrbitalAccuracyRecord> orbitals; // orbital-set accuracy measurements
+  /// True when a run committed the file (renamed it from its .partial);
+  /// false for the .partial of a killed or running run.
+  bool committed = false;
   /// True when every strategy has its summary.
   bool complete() const noexcept;
 };
 
 struct ReadOptions {
   bool checkpoints = true;  // also read the checkpoint tables
+  /// Read the file once in a child process first (verify/store/isolated.hpp),
+  /// so that damage that crashes or hangs libhdf5 becomes an IoError. Off
+  /// only for files this process wrote itself (the MPI merge).
+  bool isolate = true;
 };
 
 /// Reads a results file or the .partial of a killed run. A missing,
-/// non-HDF5 or truncated file, a file without schema_version or with another
-/// schema version, or a damaged layout is an IoError naming the file.
+/// non-HDF5 or truncated file, a file that is not a regular file, a file
+/// without schema_version or with another schema version, a damaged layout,
+/// an attribute or dataset of the wrong type, shape or size (checked before
+/// its data is read, hdf5_handle.hpp), or damage that crashes libhdf5 is an
+/// IoError naming the file and the object.
 ResultsFile read_results(const std::filesystem::path& path, const ReadOptions& options = {});
+
+/// The schema_version of a results file, nullopt when it has none; read
+/// through the same checks (and child process) as read_results.
+std::optional<int> read_schema_version(const std::filesystem::path& path);
 
 }  // namespace slaterlab
