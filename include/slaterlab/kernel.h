@@ -121,6 +121,14 @@ typedef struct slaterlab_kernel_api {
                      const int* electrons, double* ratio, char* message);
 } slaterlab_kernel_api;
 
+/* Exports the entry point from a library built with hidden visibility:
+ *   SLATERLAB_KERNEL_EXPORT const slaterlab_kernel_api* slaterlab_kernel(void) {...} */
+#if defined(__GNUC__)
+#define SLATERLAB_KERNEL_EXPORT __attribute__((visibility("default")))
+#else
+#define SLATERLAB_KERNEL_EXPORT
+#endif
+
 /* The one exported entry point (SLATERLAB_KERNEL_ENTRY). The table must
  * outlive every kernel it created (a static table). */
 typedef const slaterlab_kernel_api* (*slaterlab_kernel_entry)(void);

@@ -37,6 +37,11 @@ struct KernelLibrary {
 /// Loads and validates the library at `path` (cached per path; thread-safe).
 const KernelLibrary& load_kernel_library(const std::string& path);
 
+/// Seconds one call into a kernel of size n may take before it counts as a
+/// hang: 10 + N^3 / 1e7 (a refactorisation at 10 Mflop/s), or
+/// $SLATERLAB_KERNEL_TIMEOUT when set to a positive number.
+double kernel_call_timeout(Eigen::Index n);
+
 /// The adapter. The kernel instance is created at the first reset() (and
 /// again when N changes); accept() of a breakdown and the recompute cadence
 /// are handled as for every strategy (UpdaterBase): the kernel drops its
@@ -72,14 +77,11 @@ class ExternalKernel final : public UpdaterBase {
   const KernelLibrary& library_;
   void* kernel_ = nullptr;
   Eigen::Index kernel_n_ = 0;
+  double timeout_ = kernel_call_timeout(1);  // seconds per call at the current N
   mutable char message_[SLATERLAB_MESSAGE_SIZE] = {};
   mutable std::optional<std::string> dead_;  // why the kernel may not be called again
 };
 
-/// Seconds one call into a kernel of size n may take before it counts as a
-/// hang: 10 + N^3 / 1e7 (a refactorisation at 10 Mflop/s), or
-/// $SLATERLAB_KERNEL_TIMEOUT when set to a positive number.
-double kernel_call_timeout(Eigen::Index n);
 
 /// The registry's traits of "kernel" and its builder.
 StrategyTraits external_kernel_traits();

@@ -153,6 +153,12 @@ std::vector<std::pair<std::string, std::string>> strategy_provenance(const std::
   return traits.provenance(options);
 }
 
+const std::string& library_strategy() {
+  for (const auto& e : registry())
+    if (e.traits.loads_library) return e.name;
+  throw std::logic_error("no strategy loads external kernels");
+}
+
 const std::string& baseline_strategy() {
   for (const auto& e : registry())
     if (e.traits.baseline) return e.name;

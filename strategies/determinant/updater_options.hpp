@@ -95,6 +95,10 @@ StrategyTraits strategy_traits(const std::string& name, const UpdaterOptions& op
 std::vector<std::pair<std::string, std::string>> strategy_provenance(const std::string& name,
                                                                      const UpdaterOptions& options);
 
+/// The name of the strategy that loads external kernels
+/// (StrategyTraits::loads_library).
+const std::string& library_strategy();
+
 /// The name of the baseline strategy (StrategyTraits::baseline).
 const std::string& baseline_strategy();
 

@@ -31,6 +31,7 @@ namespace {
 struct BenchOptions {
   std::vector<Eigen::Index> sizes{256, 1024, 2048, 4096};
   double seconds = 0.3;  // CPU time per measured case
+  std::vector<std::string> kernels;  // external kernel libraries (--kernel)
 };
 
 BenchOptions& bench_options() {
@@ -256,6 +257,15 @@ void register_walks(const std::string& strategy, Eigen::Index n, Precision p) {
 void register_updates(Eigen::Index n, Precision p) {
   for (const std::string& strategy : known_strategies())
     if (!strategy_traits(strategy).needs_device) register_walks(strategy, n, p);
+  // External kernels (--kernel), at the precisions they declare.
+  for (const std::string& library : bench_options().kernels) {
+    UpdaterOptions o;
+    o.precision = p;
+    o.library = library;
+    const StrategyTraits traits = strategy_traits(library_strategy(), o);
+    if (std::find(traits.precisions.begin(), traits.precisions.end(), p) != traits.precisions.end())
+      register_walk(library_strategy(), o, n);
+  }
 }
 
 // ---- references -------------------------------------------------------------
@@ -407,13 +417,24 @@ bool take_bench_options(int& argc, char** argv, BenchOptions& options, std::stri
       name = arg.substr(0, eq);
       value = arg.substr(eq + 1);
     }
-    if (name != "--n" && name != "--seconds") {
+    if (name != "--n" && name != "--seconds" && name != "--kernel") {
       argv[out++] = argv[i];
       continue;
     }
     if (eq == std::string::npos) {
       if (i + 1 >= argc) return error = name + " needs a value", false;
       value = argv[++i];
+    }
+    if (name == "--kernel") {
+      UpdaterOptions o;
+      o.library = value;
+      try {
+        strategy_traits(library_strategy(), o);  // loads and validates the library
+      } catch (const std::invalid_argument& bad) {
+        return error = bad.what(), false;
+      }
+      options.kernels.push_back(value);
+      continue;
     }
     try {
       if (name == "--seconds") {
@@ -447,6 +468,7 @@ bool take_bench_options(int& argc, char** argv, BenchOptions& options, std::stri
 const char* bench_usage() {
   return "  --n=LIST         sizes of the update and limit cases (default 256,1024,2048,4096)\n"
          "  --seconds=T      CPU seconds per measured case (default 0.3)\n"
+         "  --kernel=PATH    also walk an external kernel (slaterlab/kernel.h; repeatable)\n"
          "  --benchmark_filter=REGEX  run only matching cases, e.g. 'updates/delayed-.*-double/N:1024'\n"
          "  --benchmark_format=json, --benchmark_out=FILE, ...: Google Benchmark's own flags\n";
 }
