@@ -1,6 +1,7 @@
 # `cmake --install <build> --prefix P` installs the library part of slaterlab
 # for QMC codes to link (README "Using slaterlab as a library"):
 #   P/include/slaterlab/{reference,strategies}/...   the headers
+#   P/include/slaterlab/kernel.h                      the C ABI of external kernels
 #   P/lib/libslaterlab_*.a                            the static libraries
 #   P/lib/cmake/slaterlab/                            find_package(slaterlab)
 #   P/lib/pkgconfig/slaterlab.pc                      pkg-config
@@ -22,6 +23,9 @@ foreach(folder IN LISTS SLATERLAB_LIBRARY_FOLDERS)
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/slaterlab
           FILES_MATCHING PATTERN "*.hpp")
 endforeach()
+
+install(FILES ${CMAKE_SOURCE_DIR}/include/slaterlab/kernel.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/slaterlab)
 
 install(EXPORT slaterlabTargets NAMESPACE slaterlab:: DESTINATION ${SLATERLAB_CMAKE_DIR})
 configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/slaterlabConfig.cmake.in

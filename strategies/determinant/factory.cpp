@@ -1,10 +1,12 @@
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <stdexcept>
 
 #include "slaterlab/strategies/cuda/device.hpp"
 #include "slaterlab/strategies/determinant/cuda/delayed_cuda.hpp"
 #include "slaterlab/strategies/determinant/delayed_update.hpp"
+#include "slaterlab/strategies/determinant/external_kernel.hpp"
 #include "slaterlab/strategies/determinant/qr_givens.hpp"
 #include "slaterlab/strategies/determinant/recompute.hpp"
 #include "slaterlab/strategies/determinant/sherman_morrison.hpp"
@@ -14,54 +16,108 @@
 namespace slaterlab {
 namespace {
 
-using Builder = std::function<std::unique_ptr<DeterminantUpdater>(const UpdaterOptions&)>;
-
 struct Entry {
   std::string name;
-  std::vector<Precision> precisions;
-  Builder build;
+  StrategyTraits traits;
+  UpdaterBuilder build;
 };
 
 /// Builds Strategy<float> for float and mixed storage, Strategy<double> otherwise.
 template <template <class> class Strategy>
-Builder by_storage() {
+UpdaterBuilder by_storage() {
   return [](const UpdaterOptions& o) -> std::unique_ptr<DeterminantUpdater> {
     if (o.precision == Precision::double_) return std::make_unique<Strategy<double>>(o);
     return std::make_unique<Strategy<float>>(o);
   };
 }
 
-// Mutable only through register_strategy().
-std::vector<Entry>& registry() {
-  static std::vector<Entry> entries = {
-      {"recompute", {Precision::single, Precision::double_}, by_storage<Recompute>()},
-      {"sm", {Precision::single, Precision::double_, Precision::mixed},
-       by_storage<ShermanMorrison>()},
-      // options.variant: "incremental" (default) or "naive"; options.k is the delay.
-      {"delayed", {Precision::single, Precision::double_, Precision::mixed},
-       make_delayed_update},
-      // Threshold: options.breakdown, 1e-3 when left at the generic default.
-      {"splitting", {Precision::single, Precision::double_, Precision::mixed}, make_splitting},
-      {"qr-givens", {Precision::single, Precision::double_}, by_storage<QrGivens>()},
-      {"qr-rank1", {Precision::single, Precision::double_}, by_storage<QrRank1>()},
-  };
-  // Strategies that run on a CUDA device are known only where one is usable
-  // (device_strategies() names them otherwise).
-  static const bool with_device = [] {
-    if (!cuda_unavailable()) {
-      entries.push_back({"delayed-cuda", {Precision::single, Precision::double_, Precision::mixed},
-                         make_delayed_cuda});
-    }
-    return true;
-  }();
-  (void)with_device;
-  return entries;
+const std::vector<Precision> kAll = {Precision::single, Precision::double_, Precision::mixed};
+const std::vector<Precision> kOnePrecision = {Precision::single, Precision::double_};
+
+/// The delayed window's memory: window, W and the flush's work (6 N K), B^{-1},
+/// W^T A' and B (3 K^2), in double.
+double window_bytes(double n, const UpdaterOptions& o) {
+  const double k = o.k;
+  return 6 * n * k * 8 + 3 * k * k * 8;
 }
 
-// The strategies that need a CUDA device.
-const std::vector<std::string>& device_strategies() {
-  static const std::vector<std::string> names = {"delayed-cuda"};
-  return names;
+/// The delayed growth guard keeps the row each ratio reads within
+/// kGrowthFactor roundings of it, against up to one per update, K + 1 of
+/// random sign, in Sherman-Morrison's row: kGrowthFactor sqrt(K + 1)
+/// (delayed_window.hpp).
+double window_rounding(const UpdaterOptions& o) {
+  return DelayedWindowUpdater::kGrowthFactor * std::sqrt(double(o.k) + 1);
+}
+
+std::vector<std::pair<int, std::string>> delayed_bench_walks() {
+  std::vector<std::pair<int, std::string>> walks;
+  for (int k = 1; k <= 256; k *= 2) walks.emplace_back(k, "incremental");
+  for (int k = 1; k <= 256; k *= 4) walks.emplace_back(k, "naive");
+  return walks;
+}
+
+/// Traits with these precisions, the rest as `set` leaves them.
+template <class Set>
+StrategyTraits traits(std::vector<Precision> precisions, Set set) {
+  StrategyTraits t;
+  t.precisions = std::move(precisions);
+  set(t);
+  return t;
+}
+
+// Adding a strategy: its folder or files here, and one entry below with its
+// traits. Mutable only through register_strategy().
+std::vector<Entry>& registry() {
+  using Bound = StrategyTraits::MoveBound;
+  static std::vector<Entry> entries = {
+      {"recompute", traits(kOnePrecision, [](StrategyTraits& t) {
+         t.factorises_every_move = true;
+         t.carries_updates = false;
+       }),
+       by_storage<Recompute>()},
+      {"sm", traits(kAll, [](StrategyTraits& t) {
+         t.baseline = true;
+         t.move_bound = Bound::triad;
+         t.bench_walks = {{16, ""}};
+       }),
+       by_storage<ShermanMorrison>()},
+      {"delayed", traits(kAll, [](StrategyTraits& t) {
+         t.variants = {"incremental", "naive"};
+         t.windowed = true;
+         t.extra_bytes = window_bytes;
+         t.rounding_factor = window_rounding;
+         t.guarded_against_baseline = true;
+         t.move_bound = Bound::gemm;
+         t.bench_walks = delayed_bench_walks();
+       }),
+       make_delayed_update},
+      {"splitting", traits(kAll, [](StrategyTraits& t) {
+         t.default_breakdown = kDefaultSplittingThreshold;
+       }),
+       make_splitting},
+      {"qr-givens", traits(kOnePrecision, [](StrategyTraits& t) {
+         t.variants = {"delete-append", "rank1"};
+         t.matrices = 2;
+         t.bench_walks = {{16, ""}};
+       }),
+       by_storage<QrGivens>()},
+      {"qr-rank1", traits(kOnePrecision, [](StrategyTraits& t) {
+         t.variants = {"rank1"};
+         t.matrices = 2;
+       }),
+       by_storage<QrRank1>()},
+      {"delayed-cuda", traits(kAll, [](StrategyTraits& t) {
+         t.variants = {"incremental"};
+         t.windowed = true;
+         t.extra_bytes = window_bytes;
+         t.bench_walks = {{64, ""}, {256, ""}};
+         t.needs_device = true;
+       }),
+       make_delayed_cuda},
+      // An external kernel (slaterlab/kernel.h): its traits come from the library.
+      {"kernel", external_kernel_traits(), make_external_kernel},
+  };
+  return entries;
 }
 
 const Entry* find(const std::string& name) {
@@ -70,11 +126,55 @@ const Entry* find(const std::string& name) {
   return nullptr;
 }
 
+std::vector<std::string> device_strategies() {
+  std::vector<std::string> names;
+  for (const auto& e : registry())
+    if (e.traits.needs_device) names.push_back(e.name);
+  return names;
+}
+
 }  // namespace
+
+const StrategyTraits& strategy_traits(const std::string& name) {
+  static const StrategyTraits unknown;
+  const Entry* e = find(name);
+  return e ? e->traits : unknown;
+}
+
+StrategyTraits strategy_traits(const std::string& name, const UpdaterOptions& options) {
+  const StrategyTraits& traits = strategy_traits(name);
+  return traits.declared ? traits.declared(options) : traits;
+}
+
+std::vector<std::pair<std::string, std::string>> strategy_provenance(const std::string& name,
+                                                                     const UpdaterOptions& options) {
+  const StrategyTraits& traits = strategy_traits(name);
+  if (!traits.provenance) return {};
+  return traits.provenance(options);
+}
+
+const std::string& library_strategy() {
+  for (const auto& e : registry())
+    if (e.traits.loads_library) return e.name;
+  throw std::logic_error("no strategy loads external kernels");
+}
+
+const std::string& baseline_strategy() {
+  for (const auto& e : registry())
+    if (e.traits.baseline) return e.name;
+  throw std::logic_error("no baseline strategy registered");
+}
+
+std::vector<std::string> registered_strategies() {
+  std::vector<std::string> names;
+  for (const auto& e : registry()) names.push_back(e.name);
+  return names;
+}
 
 std::vector<std::string> known_strategies() {
   std::vector<std::string> names;
-  for (const auto& e : registry()) names.push_back(e.name);
+  for (const auto& e : registry())
+    if (!strategy_unavailable(e.name)) names.push_back(e.name);
   return names;
 }
 
@@ -84,7 +184,7 @@ std::optional<std::string> strategy_unavailable(const std::string& name) {
 
 std::vector<Precision> supported_precisions(const std::string& name) {
   const Entry* e = find(name);
-  return e ? e->precisions : std::vector<Precision>{};
+  return e ? e->traits.precisions : std::vector<Precision>{};
 }
 
 std::unique_ptr<DeterminantUpdater> make_updater(const std::string& name,
@@ -92,8 +192,8 @@ std::unique_ptr<DeterminantUpdater> make_updater(const std::string& name,
   const Entry* e = find(name);
   if (const auto why = strategy_unavailable(name)) throw std::invalid_argument(*why);
   if (!e) throw std::invalid_argument("unknown strategy '" + name + "'");
-  if (std::find(e->precisions.begin(), e->precisions.end(), options.precision) ==
-      e->precisions.end()) {
+  const auto& precisions = e->traits.precisions;
+  if (std::find(precisions.begin(), precisions.end(), options.precision) == precisions.end()) {
     throw std::invalid_argument("strategy '" + name + "' does not support precision '" +
                                 std::string(to_string(options.precision)) + "'");
   }
@@ -105,12 +205,14 @@ std::unique_ptr<DeterminantUpdater> make_updater(const std::string& name,
   return e->build(options);
 }
 
-void register_strategy(std::string name, std::vector<Precision> precisions, UpdaterBuilder build) {
+void register_strategy(std::string name, std::vector<Precision> precisions, UpdaterBuilder build,
+                       StrategyTraits traits) {
   if (name.empty()) throw std::invalid_argument("register_strategy: empty name");
   if (precisions.empty() || !build)
     throw std::invalid_argument("register_strategy: '" + name + "' needs precisions and a builder");
   if (find(name)) throw std::invalid_argument("strategy '" + name + "' is already registered");
-  registry().push_back({std::move(name), std::move(precisions), std::move(build)});
+  traits.precisions = std::move(precisions);
+  registry().push_back({std::move(name), std::move(traits), std::move(build)});
 }
 
 }  // namespace slaterlab

@@ -53,9 +53,9 @@ void UpdaterBase::drop_pending() {
   has_pending_ = false;
 }
 
-Ratio UpdaterBase::classify(double value) {
+Ratio UpdaterBase::classify(double value, bool reported_breakdown) {
   const bool finite = std::isfinite(value);
-  const bool breakdown = !finite || std::abs(value) < options_.breakdown;
+  const bool breakdown = reported_breakdown || !finite || std::abs(value) < options_.breakdown;
   pending_breakdown_ = breakdown;
   if (breakdown) ++counters_.breakdowns;
   return {finite ? value : 0.0, breakdown};

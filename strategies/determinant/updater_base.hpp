@@ -37,9 +37,10 @@ class UpdaterBase : public DeterminantUpdater {
   bool commit_pending();
   /// Clears the proposal without touching anything else.
   void drop_pending();
-  /// Classifies a computed ratio; counts breakdowns; remembers the outcome
-  /// for commit_pending().
-  Ratio classify(double value);
+  /// Classifies a computed ratio (a breakdown too when the strategy itself
+  /// reported one); counts breakdowns; remembers the outcome for
+  /// commit_pending().
+  Ratio classify(double value, bool reported_breakdown = false);
   /// Records a from-scratch refactorisation and restarts the cadence.
   void note_recompute();
 

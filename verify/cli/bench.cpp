@@ -4,6 +4,7 @@
 #include <cblas.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -30,6 +31,7 @@ namespace {
 struct BenchOptions {
   std::vector<Eigen::Index> sizes{256, 1024, 2048, 4096};
   double seconds = 0.3;  // CPU time per measured case
+  std::vector<std::string> kernels;  // external kernel libraries (--kernel)
   // Google Benchmark's --benchmark_format / --benchmark_out_format, peeked
   // at (they stay in argv for the library) so that csv gets our reporter.
   std::string display_format = "console";
@@ -168,7 +170,7 @@ const WalkData& walk_data(Eigen::Index n) {
   return data;
 }
 
-/// sm's moves/s per (N, precision) in this run, for vs_sm.
+/// The baseline's (sm's) moves/s per (N, precision) in this run, for vs_sm.
 std::map<std::pair<Eigen::Index, Precision>, double>& sm_rates() {
   static std::map<std::pair<Eigen::Index, Precision>, double> rates;
   return rates;
@@ -178,10 +180,12 @@ std::map<std::pair<Eigen::Index, Precision>, double>& sm_rates() {
 double move_bound(const std::string& strategy, Precision p, Eigen::Index n) {
   const double n2 = double(n) * double(n);
   const bool single = p == Precision::single;
-  if (strategy == "delayed") {
-    return (single ? gemm_rate<float>(n) : gemm_rate<double>(n)) / (4 * n2);
+  switch (strategy_traits(strategy).move_bound) {
+    case StrategyTraits::MoveBound::gemm:
+      return (single ? gemm_rate<float>(n) : gemm_rate<double>(n)) / (4 * n2);
+    case StrategyTraits::MoveBound::triad: return triad_rate() / (3 * n2 * (single ? 4 : 8));
+    case StrategyTraits::MoveBound::none: break;
   }
-  if (strategy == "sm") return triad_rate() / (3 * n2 * (single ? 4 : 8));
   return 0;
 }
 
@@ -191,7 +195,8 @@ void walk(benchmark::State& state, const std::string& strategy, const UpdaterOpt
   const double bound = move_bound(strategy, options.precision, n);
   const std::unique_ptr<DeterminantUpdater> updater = make_updater(strategy, options);
   updater->reset(data.start);
-  const bool windowed = strategy == "delayed" || strategy == "delayed-cuda";
+  const bool windowed = strategy_traits(strategy).windowed;
+  const bool baseline = strategy_traits(strategy).baseline;
   const Eigen::Index window = windowed ? options.k : 1;
   const std::size_t pool = data.pool.size();
   std::int64_t moves = 0;
@@ -213,12 +218,12 @@ void walk(benchmark::State& state, const std::string& strategy, const UpdaterOpt
   state.SetItemsProcessed(moves);
   const double rate = double(moves) / cpu;
   const auto key = std::make_pair(n, options.precision);
-  if (strategy == "sm") sm_rates()[key] = rate;
+  if (baseline) sm_rates()[key] = rate;
   if (bound > 0) {
     state.counters["bound"] = bound;
     state.counters["of_bound"] = rate / bound;
   }
-  if (auto it = sm_rates().find(key); it != sm_rates().end() && strategy != "sm") {
+  if (auto it = sm_rates().find(key); it != sm_rates().end() && !baseline) {
     state.counters["vs_sm"] = rate / it->second;
   }
   state.counters["N"] = double(n);
@@ -238,22 +243,34 @@ void register_walk(const std::string& strategy, const UpdaterOptions& options, E
   })->Iterations(1)->Unit(benchmark::kMicrosecond);
 }
 
-void register_updates(Eigen::Index n, Precision p) {
+/// Every (k, variant) a strategy's traits ask the benchmark to walk, at p.
+void register_walks(const std::string& strategy, Eigen::Index n, Precision p) {
+  const StrategyTraits& traits = strategy_traits(strategy);
+  if (std::find(traits.precisions.begin(), traits.precisions.end(), p) == traits.precisions.end())
+    return;
   UpdaterOptions o;
   o.precision = p;
-  register_walk("sm", o, n);
-  for (int k = 1; k <= 256; k *= 2) {
+  for (const auto& [k, variant] : traits.bench_walks) {
     o.k = k;
-    o.variant = "incremental";
-    register_walk("delayed", o, n);
+    o.variant = variant;
+    register_walk(strategy, o, n);
   }
-  for (int k = 1; k <= 256; k *= 4) {
-    o.k = k;
-    o.variant = "naive";
-    register_walk("delayed", o, n);
+}
+
+/// The CPU strategies at size n and precision p, in registration order (the
+/// baseline before the others, for vs_sm).
+void register_updates(Eigen::Index n, Precision p) {
+  for (const std::string& strategy : known_strategies())
+    if (!strategy_traits(strategy).needs_device) register_walks(strategy, n, p);
+  // External kernels (--kernel), at the precisions they declare.
+  for (const std::string& library : bench_options().kernels) {
+    UpdaterOptions o;
+    o.precision = p;
+    o.library = library;
+    const StrategyTraits traits = strategy_traits(library_strategy(), o);
+    if (std::find(traits.precisions.begin(), traits.precisions.end(), p) != traits.precisions.end())
+      register_walk(library_strategy(), o, n);
   }
-  o.variant = "";
-  register_walk("qr-givens", o, n);
 }
 
 // ---- references -------------------------------------------------------------
@@ -364,20 +381,19 @@ void register_bspline() {
 /// the CPU's sm), and the orbital cases of bench_orbitals.hpp; registered
 /// only where a device is present, otherwise stderr says once why not.
 void register_device_cases() {
-  if (const auto why = strategy_unavailable("delayed-cuda")) {
-    std::cerr << "slaterlab bench: GPU cases not registered: " << *why << "\n";
-    return;
+  std::vector<std::string> device;
+  for (const std::string& strategy : registered_strategies()) {
+    if (!strategy_traits(strategy).needs_device) continue;
+    if (const auto why = strategy_unavailable(strategy)) {
+      std::cerr << "slaterlab bench: GPU cases not registered: " << *why << "\n";
+      return;
+    }
+    device.push_back(strategy);
   }
   for (const Eigen::Index n : bench_options().sizes) {
     if (n < 1024) continue;
-    for (const Precision p : {Precision::double_, Precision::single, Precision::mixed}) {
-      UpdaterOptions o;
-      o.precision = p;
-      for (const int k : {64, 256}) {
-        o.k = k;
-        register_walk("delayed-cuda", o, n);
-      }
-    }
+    for (const Precision p : {Precision::double_, Precision::single, Precision::mixed})
+      for (const std::string& strategy : device) register_walks(strategy, n, p);
   }
   register_orbital_benchmarks();
 }
@@ -412,13 +428,24 @@ bool take_bench_options(int& argc, char** argv, BenchOptions& options, std::stri
       (name == "--benchmark_format" ? options.display_format : options.file_format) = value;
     }
     if (name == "--benchmark_out" && !value.empty()) options.file_out = true;
-    if (name != "--n" && name != "--seconds") {
+    if (name != "--n" && name != "--seconds" && name != "--kernel") {
       argv[out++] = argv[i];
       continue;
     }
     if (eq == std::string::npos) {
       if (i + 1 >= argc) return error = name + " needs a value", false;
       value = argv[++i];
+    }
+    if (name == "--kernel") {
+      UpdaterOptions o;
+      o.library = value;
+      try {
+        strategy_traits(library_strategy(), o);  // loads and validates the library
+      } catch (const std::invalid_argument& bad) {
+        return error = bad.what(), false;
+      }
+      options.kernels.push_back(value);
+      continue;
     }
     try {
       if (name == "--seconds") {
@@ -478,6 +505,7 @@ std::unique_ptr<benchmark::BenchmarkReporter> csv_reporter_if(bool csv) {
 const char* bench_usage() {
   return "  --n=LIST         sizes of the update and limit cases (default 256,1024,2048,4096)\n"
          "  --seconds=T      CPU seconds per measured case (default 0.3)\n"
+         "  --kernel=PATH    also walk an external kernel (slaterlab/kernel.h; repeatable)\n"
          "  --benchmark_filter=REGEX  run only matching cases, e.g. 'updates/delayed-.*-double/N:1024'\n"
          "  --benchmark_format=console|json|csv, --benchmark_out=FILE, --benchmark_out_format=...:\n"
          "                   Google Benchmark's own flags (csv is written when the run ends)\n";

@@ -16,6 +16,8 @@
 #include <system_error>
 #include <unordered_map>
 
+#include "slaterlab/strategies/determinant/external_kernel.hpp"
+#include "verify/cli/child_process.hpp"
 #include "verify/inputs/replay.hpp"
 #include "verify/inputs/suggest.hpp"
 #include "verify/run/plan.hpp"
@@ -71,8 +73,27 @@ struct Selection {
 
 std::string group_of(Precision p) { return p == Precision::double_ ? "double" : "float"; }
 
+/// One configuration per precision each external kernel declares.
+std::vector<PropertyConfig> kernel_configs(const FuzzArgs& args) {
+  std::vector<PropertyConfig> configs;
+  for (const std::string& library : args.kernels) {
+    UpdaterOptions o;
+    o.library = library;
+    const StrategyTraits traits = strategy_traits(library_strategy(), o);  // loads it
+    for (Precision p : traits.precisions) {
+      o.precision = p;
+      o.breakdown = traits.default_breakdown;
+      configs.push_back({library_strategy(), o, make_updater(library_strategy(), o)->label()});
+    }
+  }
+  return configs;
+}
+
 std::vector<PropertyConfig> select_configs(const FuzzArgs& args) {
-  const std::vector<PropertyConfig> all = property_configs();
+  std::vector<PropertyConfig> all = args.kernels.empty() || !args.strategies.empty()
+                                        ? property_configs()
+                                        : std::vector<PropertyConfig>{};
+  for (PropertyConfig& c : kernel_configs(args)) all.push_back(std::move(c));
   std::vector<Precision> precisions;
   for (const auto& p : args.precisions) precisions.push_back(parse_precision(p));
   std::vector<std::string> words = known_strategies();
@@ -87,7 +108,7 @@ std::vector<PropertyConfig> select_configs(const FuzzArgs& args) {
   std::vector<PropertyConfig> chosen;
   for (const auto& c : all) {
     const bool by_name =
-        args.strategies.empty() ||
+        args.strategies.empty() || !c.options.library.empty() ||
         std::any_of(args.strategies.begin(), args.strategies.end(),
                     [&](const std::string& s) { return s == c.name || s == c.label; });
     const bool by_precision =
@@ -272,6 +293,49 @@ void add(CheckStats& total, const CheckStats& s) {
   total.vacuous += s.vacuous;
 }
 
+/// check_case, for an external kernel in a child process: a crash or a
+/// hang of the kernel is then a failure of the property like any other.
+std::optional<PropertyFailure> check(Property p, const PropertyConfig& c, const UpdaterOptions& o,
+                                     const Case& kase, const CaseTrace* trace, CheckStats* stats) {
+  const auto direct = [&](CheckStats* s) {
+    return trace ? check_case(p, c.name, o, kase, *trace, s) : check_case(p, c.name, o, kase, s);
+  };
+  if (!strategy_traits(c.name).loads_library) return direct(stats);
+  const double timeout = kernel_case_timeout(kase.n(), kase.moves.size());
+  const ChildOutcome child = run_in_child(
+      [&] {
+        CheckStats s;
+        const auto f = direct(&s);
+        std::string out = fmt::format("{} {} {} {} {} {}\n", s.ratios, s.ratios_checked,
+                                      s.log_dets_checked, s.residuals_checked,
+                                      s.breakdowns_checked, s.vacuous);
+        if (f) out += f->property + "\n" + f->message;
+        return out;
+      },
+      timeout);
+  const std::string property(to_string(p));
+  if (child.signal) {
+    return PropertyFailure{property,
+                           "the kernel killed its process: " + describe_signal(child.signal)};
+  }
+  if (child.timed_out) {
+    return PropertyFailure{property, fmt::format("the kernel hung: the case did not finish within "
+                                                 "{:.3g} s (child process killed with SIGKILL)",
+                                                 timeout)};
+  }
+  if (!child.completed) return PropertyFailure{property, "the kernel's check failed: " + child.error};
+  std::istringstream in(child.result);
+  CheckStats s;
+  in >> s.ratios >> s.ratios_checked >> s.log_dets_checked >> s.residuals_checked >>
+      s.breakdowns_checked >> s.vacuous;
+  if (stats) add(*stats, s);
+  std::string line, name, message;
+  std::getline(in, line);  // the end of the counts' line
+  if (!std::getline(in, name)) return std::nullopt;
+  std::getline(in, message, '\0');
+  return PropertyFailure{name, message};
+}
+
 UpdaterOptions options_for(const PropertyConfig& c, const GeneratedCase& g) {
   UpdaterOptions o = c.options;
   o.recompute_every = g.recompute_every;
@@ -301,7 +365,7 @@ std::optional<Found> rapidcheck_run(RunContext& ctx, int resume) {
       }
       const PropertyConfig& c = ctx.selection.configs[found->lock.config];
       const Property p = ctx.selection.properties[found->lock.property];
-      auto f = check_case(p, c.name, options_for(c, g), g.kase);
+      auto f = check(p, c, options_for(c, g), g.kase, nullptr, nullptr);
       ctx.progress.show(fmt::format("shrinking {} {}: {} steps, N = {}", c.label, to_string(p),
                                     found->shrink_steps, g.kase.n()));
       if (!f) return;
@@ -323,8 +387,8 @@ std::optional<Found> rapidcheck_run(RunContext& ctx, int resume) {
       CheckStats stats;
       for (std::size_t pi = 0; pi < ctx.selection.properties.size(); ++pi) {
         if (ctx.reported[ci][pi]) continue;
-        auto f = check_case(ctx.selection.properties[pi], c.name, options_for(c, g), g.kase, *trace,
-                            &stats);
+        auto f = check(ctx.selection.properties[pi], c, options_for(c, g), g.kase, trace.get(),
+                       &stats);
         if (f) {
           found = Found{{ci, pi}, g, std::move(*f), index, 0, after(ctx.shrink_seconds), false};
           RC_FAIL(found->failure.message);
@@ -359,10 +423,11 @@ std::optional<Found> rapidcheck_run(RunContext& ctx, int resume) {
 
 std::string reproduce_command(const PropertyConfig& c, Property p, CaseMode mode,
                               std::uint64_t seed, int cases, int max_n) {
+  const std::string kernel = c.options.library.empty() ? "" : "--kernel " + c.options.library + " ";
   return fmt::format(
-      "slaterlab fuzz --strategy {} --property {} --workload {} --seed {} "
+      "slaterlab fuzz {}--strategy {} --property {} --workload {} --seed {} "
       "--cases {} --max-n {}",
-      c.label, to_string(p), to_string(mode), seed, cases, max_n);
+      kernel, c.label, to_string(p), to_string(mode), seed, cases, max_n);
 }
 
 FuzzFailure record(const RunContext& ctx, const Found& found, const FuzzArgs& args) {
@@ -539,6 +604,10 @@ int fuzz_command(const FuzzArgs& args, std::ostream& out, std::ostream* progress
 
 // ---- public: the corpus ----------------------------------------------------------------------
 
+double kernel_case_timeout(Eigen::Index n, std::size_t moves) {
+  return 2 * kernel_call_timeout(n) + 1e-3 * double(moves);
+}
+
 std::string corpus_file_name(const std::string& label, const std::string& property, const Case& c) {
   std::string safe = label;
   for (char& ch : safe)
@@ -576,6 +645,7 @@ void write_corpus_entry(const fs::path& path, const CorpusEntry& e) {
       {"slaterlab_version", SLATERLAB_VERSION " (" SLATERLAB_GIT_COMMIT ")"},
       {"created", utc_timestamp()},
   };
+  if (!e.options.library.empty()) data.metadata.emplace_back("library", e.options.library);
   // Never a half-written entry under the final name.
   const fs::path partial =
       path.parent_path() / fmt::format(".{}.partial", path.filename().string());
@@ -622,6 +692,7 @@ CorpusEntry read_corpus_entry(const fs::path& path) {
   if (auto v = get("breakdown")) e.options.breakdown = parse_number<double>(path, "breakdown", *v);
   if (auto v = get("k")) e.options.k = parse_number<int>(path, "k", *v);
   if (auto v = get("variant")) e.options.variant = *v;
+  if (auto v = get("library")) e.options.library = *v;
   if (auto v = get("seed")) e.seed = parse_number<std::uint64_t>(path, "seed", *v);
   e.kase.probe_source = e.kase.n() > 1 ? 1 : 0;
   if (auto v = get("probe_column"))

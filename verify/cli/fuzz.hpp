@@ -27,6 +27,13 @@
 //   replay file (corpus entry, below), status "new". The run is then repeated
 //   without that pair (the cases before the failing one are not checked
 //   again), and a reported pair is not checked in later batches either.
+// - External kernels (--kernel PATH): one configuration per precision the
+//   library declares. Every check of a kernel runs in a child process
+//   (child_process.hpp): a kernel that kills its process (the signal is
+//   named) or does not finish within kernel_case_timeout() fails the
+//   property like any other violation, is shrunk (each candidate in a child
+//   too) and saved with the library's path. A library that does not load
+//   is std::invalid_argument before any work.
 // - Deterministic given its arguments and the seed (generation, checks and
 //   shrinking), except that --seconds decides how many batches run and the
 //   shrink budget may stop shrinking early (the report says so).
@@ -54,6 +61,8 @@ inline constexpr int kFuzzDefaultCases = 20;  // without --cases or --seconds
 
 struct FuzzArgs {
   std::vector<std::string> strategies;  // names or labels; empty = every configuration
+                                        // (or, with kernels, the kernels alone)
+  std::vector<std::string> kernels;     // external kernel libraries (slaterlab/kernel.h)
   std::vector<std::string> precisions;  // empty = all
   std::vector<std::string> properties;  // empty = all_properties()
   std::vector<std::string> workloads;   // empty = randsvd, adversarial
@@ -131,6 +140,11 @@ CorpusEntry read_corpus_entry(const std::filesystem::path& path);
 
 /// The *.h5 files of a directory, sorted by name.
 std::vector<std::filesystem::path> corpus_files(const std::filesystem::path& dir);
+
+/// Seconds a child process may take over one case of an external kernel of
+/// size n with `moves` moves: twice one call's time-out
+/// (kernel_call_timeout) plus 1 ms per move, before it is killed.
+double kernel_case_timeout(Eigen::Index n, std::size_t moves);
 
 /// "<label>-<property>-<8 hex digits of the case's checksum>.h5".
 std::string corpus_file_name(const std::string& label, const std::string& property, const Case& c);

@@ -250,6 +250,9 @@ int main_impl(int argc, char** argv) {
   fuzz_cmd->add_option("--strategy", fuzz.strategies,
                        "Strategy name or configuration label, e.g. delayed-3-double "
                        "(repeatable; default all)");
+  fuzz_cmd->add_option("--kernel", fuzz.kernels,
+                       "An external kernel's shared library (slaterlab/kernel.h; repeatable): "
+                       "its configurations alone unless --strategy is given too");
   fuzz_cmd->add_option("--precision", fuzz.precisions, "float, double or mixed (repeatable)");
   fuzz_cmd->add_option("--property", fuzz.properties,
                        "RatiosMatchOracle, LogDetAndResidualsMatchOracle, "

@@ -49,7 +49,8 @@ const std::set<std::string> kVmcListKeys = {"n", "alpha", "orbitals", "scheme", 
 const std::vector<std::string> kOrbitalSets = {"analytic", "bspline-double", "bspline-float",
                                                "bspline-double-cuda", "bspline-float-cuda"};
 const std::vector<std::string> kStrategyKeys = {"name",      "label", "precision", "recompute_every",
-                                                "breakdown", "k",     "variant"};
+                                                "breakdown", "k",     "variant",   "library",
+                                                "options"};
 // Keys whose value may be a list: the entry expands to one per element
 // (the cartesian product when several are lists).
 const std::set<std::string> kExperimentListKeys = {"n", "kappa", "workload", "mode", "delta"};
@@ -518,7 +519,39 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
   return e;
 }
 
-StrategyConfig parse_strategy(const toml::table& t, const std::string& where) {
+/// `library` (relative to the study file) and `options` (a table of
+/// scalars, passed through as text) of a strategy that loads a library.
+void parse_library(const toml::table& t, const std::string& name, const std::string& source,
+                   UpdaterOptions& o, const std::string& where) {
+  const bool loads = strategy_traits(name).loads_library;
+  if (!loads) {
+    for (const char* key : {"library", "options"})
+      if (t.contains(key)) fail(where, fmt::format("'{}' applies only to external kernels", key));
+    return;
+  }
+  std::filesystem::path library = get_string(t, "library", "", where);
+  if (library.empty()) fail(where, "missing 'library' (the kernel's shared library)");
+  if (library.is_relative()) library = std::filesystem::path(source).parent_path() / library;
+  o.library = library.lexically_normal().string();
+  const toml::node* options = t.get("options");
+  if (!options) return;
+  if (!options->is_table()) fail(where, "'options' must be a table of key = value");
+  for (auto&& [key, value] : *options->as_table()) {
+    const std::string k(key.str());
+    if (value.is_string()) {
+      o.kernel_options.emplace_back(k, value.value<std::string>().value_or(""));
+    } else if (value.is_table() || value.is_array()) {
+      fail(where, fmt::format("'options.{}' must be a number, a string or a boolean", k));
+    } else {
+      std::ostringstream text;
+      value.visit([&](auto&& scalar) { text << scalar; });
+      o.kernel_options.emplace_back(k, text.str());
+    }
+  }
+}
+
+StrategyConfig parse_strategy(const toml::table& t, const std::string& source,
+                              const std::string& where) {
   StrategyConfig s;
   s.name = get_string(t, "name", "", where);
   if (s.name.empty()) fail(where, "missing 'name' (one of the strategies)");
@@ -533,9 +566,15 @@ StrategyConfig parse_strategy(const toml::table& t, const std::string& where) {
   } catch (const std::invalid_argument& error) {
     fail(where, error.what());
   }
+  parse_library(t, s.name, source, o, where);
   o.recompute_every = get_int<int>(t, "recompute_every", o.recompute_every, where, {0});
-  o.breakdown =
-      get_double(t, "breakdown", s.name == "splitting" ? 1e-3 : o.breakdown, where, kNonNegative);
+  double default_breakdown = 0;
+  try {
+    default_breakdown = strategy_traits(s.name, o).default_breakdown;
+  } catch (const std::invalid_argument& error) {
+    fail(where, error.what());
+  }
+  o.breakdown = get_double(t, "breakdown", default_breakdown, where, kNonNegative);
   o.k = get_int<int>(t, "k", o.k, where, {1});
   o.variant = get_string(t, "variant", o.variant, where);
   std::string default_label;
@@ -583,11 +622,11 @@ VmcRunConfig parse_vmc(const toml::table& t, const StudyConfig& study, const std
                             "n = {} electrons",
                             sweeps, v.walkers, n));
   v.divergence = get_bool(t, "divergence", v.divergence, where);
-  toml::table strategy{{"name", get_string(t, "strategy", "sm", where)}};
+  toml::table strategy{{"name", get_string(t, "strategy", baseline_strategy(), where)}};
   for (const char* key : {"precision", "k", "variant", "recompute_every", "breakdown"}) {
     if (const toml::node* node = t.get(key)) strategy.insert(key, *node);
   }
-  v.strategy = parse_strategy(strategy, where);
+  v.strategy = parse_strategy(strategy, "", where);  // a VMC strategy loads no library
   std::string default_name = fmt::format("{}-{}{}-{}-n{}-alpha{}-step{}", v.scheme, v.orbitals,
                                          v.grid ? fmt::format("-grid{}", v.grid) : "",
                                          v.strategy.label, n, number_text(v.alpha),
@@ -661,11 +700,18 @@ toml::table resolved(const StudyConfig& s) {
   toml::array strategies;
   for (const auto& st : s.strategies) {
     const UpdaterOptions& o = st.options;
-    strategies.push_back(toml::table{
+    toml::table entry{
         {"label", st.label}, {"name", st.name},
         {"precision", std::string(to_string(o.precision))},
         {"recompute_every", std::int64_t(o.recompute_every)}, {"breakdown", o.breakdown},
-        {"k", std::int64_t(o.k)}, {"variant", o.variant}});
+        {"k", std::int64_t(o.k)}, {"variant", o.variant}};
+    if (!o.library.empty()) {
+      entry.insert("library", o.library);
+      toml::table options;
+      for (const auto& [key, value] : o.kernel_options) options.insert(key, value);
+      entry.insert("options", options);
+    }
+    strategies.push_back(std::move(entry));
   }
   toml::array vmc;
   for (const auto& v : s.vmc) {
@@ -758,7 +804,7 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
     const std::string where = fmt::format("{}: strategy[{}]", source, i);
     check_keys(strategy_entries[i], kStrategyKeys, where);
     for (const auto& t : expand(strategy_entries[i], kStrategyListKeys, where)) {
-      study.strategies.push_back(parse_strategy(t, where));
+      study.strategies.push_back(parse_strategy(t, source, where));
     }
   }
 

@@ -204,11 +204,24 @@ double metric_floor(Scale scale, const RegressLimits& limits, double eps,
   return limits.floor_eps * eps;
 }
 
+/// The traits of a recorded strategy: an external kernel's own, read from
+/// its recorded library while that still loads, else the registered ones.
+StrategyTraits recorded_traits(const StrategyInfo& strategy) {
+  UpdaterOptions options;
+  for (const auto& [key, value] : strategy.provenance)
+    if (key == "library") options.library = value;
+  try {
+    return strategy_traits(strategy.name, options);
+  } catch (const std::invalid_argument&) {
+    return strategy_traits(strategy.name);
+  }
+}
+
 /// Accepted updates a strategy may carry since its last refactorisation: 0
-/// for LU recompute, else every accepted move of the experiment, or at most
+/// for one that refactorises every move (StrategyTraits::carries_updates), else every accepted move of the experiment, or at most
 /// recompute_every of them.
 double updates_carried(const StrategyInfo& strategy, const ExperimentResult& experiment) {
-  if (strategy.name == "recompute") return 0.0;
+  if (!recorded_traits(strategy).carries_updates) return 0.0;
   const double accepted =
       experiment.reference.empty() ? 0.0 : double(experiment.reference.back().accepted);
   return strategy.recompute_every > 0 ? std::min(accepted, double(strategy.recompute_every))

@@ -45,17 +45,10 @@ double mp_bytes(int digits) { return digits > 50 ? 80.0 : 64.0; }
 double strategy_bytes(const StrategyConfig& s, double n) {
   const double entries = n * n;
   const double own = storage_bytes(s.options.precision);
-  double per_entry = 8;  // the exact current matrix (UpdaterBase)
-  if (s.name == "qr-givens" || s.name == "qr-rank1") {
-    per_entry += 2 * own;
-  } else {
-    per_entry += own;  // an inverse, or recompute's LU copy
-  }
-  double extra = 0;
-  if (s.name == "delayed") {
-    const double k = s.options.k;
-    extra = 6 * n * k * 8 + 3 * k * k * 8;  // window, W, flush work; B^{-1}, W^T A', B
-  }
+  const StrategyTraits& traits = strategy_traits(s.name);
+  // The exact current matrix (UpdaterBase), and an inverse, an LU copy or Q and R.
+  const double per_entry = 8 + traits.matrices * own;
+  const double extra = traits.extra_bytes ? traits.extra_bytes(n, s.options) : 0.0;
   return per_entry * entries + extra;
 }
 
@@ -67,7 +60,7 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
   for (const StrategyConfig& s : study.strategies) {
     item.strategies.push_back(s.label);
     persistent += strategy_bytes(s, n);
-    if (s.name == "recompute") {
+    if (strategy_traits(s.name).factorises_every_move) {
       item.seconds += double(e.moves) * (2.0 / 3.0) * n * n * n / kFlopsPerSecond;
     }
   }

@@ -72,7 +72,7 @@ struct Lane {
 StrategyInfo describe(const StrategyConfig& s) {
   const UpdaterOptions& o = s.options;
   return {s.label, s.name, std::string(to_string(o.precision)), storage_epsilon(o.precision),
-          o.recompute_every, o.breakdown, o.k, o.variant};
+          o.recompute_every, o.breakdown, o.k, o.variant, strategy_provenance(s.name, o)};
 }
 
 ExperimentInfo describe(const ExperimentConfig& e, const Workload& workload) {
@@ -373,7 +373,7 @@ void LockstepExperiment::check(const Lane& lane, std::vector<CheckFailure>& fail
     add(fmt::format("ratio error {:.3g} N eps kappa_rho exceeds the limit {:.3g}",
                     s.max_ratio_error_normalised, *checks.max_ratio_error_normalised));
   }
-  if (checks.delayed_within_guard_of_sm && lane.config->name == "delayed") {
+  if (checks.delayed_within_guard_of_sm && strategy_traits(lane.config->name).guarded_against_baseline) {
     check_against_sm(lane, add);
   }
 }
@@ -381,7 +381,7 @@ void LockstepExperiment::check(const Lane& lane, std::vector<CheckFailure>& fail
 template <class Add>
 void LockstepExperiment::check_against_sm(const Lane& lane, const Add& add) const {
   const auto sm = std::find_if(lanes_.begin(), lanes_.end(), [&](const Lane& other) {
-    return other.config->name == "sm" &&
+    return strategy_traits(other.config->name).baseline &&
            other.config->options.precision == lane.config->options.precision;
   });
   if (sm == lanes_.end()) {

@@ -106,7 +106,6 @@
 #include <random>
 #include <stdexcept>
 
-#include "slaterlab/strategies/determinant/delayed_update.hpp"
 #include "verify/inputs/suggest.hpp"
 
 namespace slaterlab {
@@ -472,14 +471,12 @@ class ErrorModel {
   PropagatedRounding propagated_;
 };
 
-/// How much more than Sherman-Morrison a strategy's updates may round: 1,
-/// except for delayed updates, whose growth guard keeps the row each ratio
-/// reads within kGrowthFactor roundings of it, against up to one per
-/// update, K + 1 of random sign, in Sherman-Morrison's row: kGrowthFactor
-/// sqrt(K + 1) (strategies/determinant/delayed_window.hpp).
+/// How much more than Sherman-Morrison a strategy's updates may round: the
+/// rounding factor it registers (StrategyTraits::rounding_factor; delayed
+/// updates: their growth guard's), 1 by default.
 double model_factor(const std::string& name, const UpdaterOptions& o) {
-  if (name != "delayed") return 1;
-  return DelayedUpdate<double, double>::kGrowthFactor * std::sqrt(double(o.k) + 1);
+  const StrategyTraits& traits = strategy_traits(name);
+  return traits.rounding_factor ? traits.rounding_factor(o) : 1.0;
 }
 
 ErrorModel make_model(const std::string& name, const UpdaterOptions& o, const Case& c,
@@ -1004,10 +1001,8 @@ std::ostream& operator<<(std::ostream& os, const PropertyConfig& c) { return os 
 
 std::vector<PropertyConfig> property_configs() {
   static const int kWindows[] = {16, 1, 3};  // the default first
-  // Variant names used by strategies in this project ("" is the default).
-  static const char* kVariants[] = {"", "incremental", "naive", "delete-append", "rank1"};
   std::vector<PropertyConfig> configs;
-  auto add = [&](const std::string& name, Precision p, int k, const char* variant) {
+  auto add = [&](const std::string& name, Precision p, int k, const std::string& variant) {
     UpdaterOptions o;
     o.precision = p;
     o.k = k;
@@ -1024,10 +1019,16 @@ std::vector<PropertyConfig> property_configs() {
   };
   for (const std::string& name : known_strategies())
     for (Precision p : supported_precisions(name)) add(name, p, kWindows[0], "");
-  for (const std::string& name : known_strategies())
+  for (const std::string& name : known_strategies()) {
+    const StrategyTraits& traits = strategy_traits(name);
+    std::vector<std::string> variants = {""};
+    variants.insert(variants.end(), traits.variants.begin(), traits.variants.end());
     for (Precision p : supported_precisions(name))
-      for (int k : kWindows)
-        for (const char* variant : kVariants) add(name, p, k, variant);
+      for (int k : kWindows) {
+        if (!traits.windowed && k != kWindows[0]) continue;
+        for (const std::string& variant : variants) add(name, p, k, variant);
+      }
+  }
   return configs;
 }
 

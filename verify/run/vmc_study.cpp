@@ -271,9 +271,9 @@ void VmcStudy::run_one(std::size_t index, RunReport& report) {
   const RandomFactory random = [seed](std::uint64_t stream) {
     return make_random_source(Rng::stream(seed, stream));
   };
-  ReferenceSpec twin{&analytic, {"sm", {}}};
+  ReferenceSpec twin{&analytic, {baseline_strategy(), {}}};
   // A run that is itself analytic sm-double would shadow an identical twin.
-  const bool twin_identical = v.orbitals == "analytic" && v.strategy.name == "sm" &&
+  const bool twin_identical = v.orbitals == "analytic" && v.strategy.name == baseline_strategy() &&
                               v.strategy.options.precision == Precision::double_ &&
                               v.strategy.options.recompute_every == 0;
   const bool shadow = v.divergence && !twin_identical;

@@ -825,6 +825,7 @@ StrategyHandle ResultWriter::begin_strategy(ExperimentHandle experiment, const S
     Impl::Strategy s{info.label, experiment.index, h5::create_group(e.strategies, info.label), {},
                      false};
     write_fields(s.group, "", info);
+    for (const auto& [key, value] : info.provenance) h5::write_attr(s.group.get(), key, value);
     s.checkpoints = create_table<StrategyCheckpoint>(s.group);
     w.flush();
     w.strategies.push_back(std::move(s));
@@ -961,11 +962,21 @@ std::optional<Record> read_optional(hid_t object, const std::string& prefix,
   return record;
 }
 
+// StrategyInfo::provenance's keys, in the order they are written.
+constexpr const char* kProvenanceKeys[] = {"library", "library_sha256", "kernel_name",
+                                           "kernel_version"};
+
 StrategyResult read_strategy(hid_t strategies, const std::string& label,
                              const ReadOptions& options) {
   Handle group = h5::open_group(strategies, label);
   StrategyResult result;
   read_fields(group, "", result.info);
+  for (const char* key : kProvenanceKeys) {
+    if (!h5::has_attr(group, key)) continue;
+    std::string value;
+    h5::read_attr(group, key, value);
+    result.info.provenance.emplace_back(key, std::move(value));
+  }
   if (h5::has_attr(group, kSummaryKeys)) {
     result.summary.emplace();
     read_fields(group, "", *result.summary);

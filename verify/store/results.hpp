@@ -92,13 +92,16 @@ struct StrategyCheckpoint {
 /// Static description of a strategy within an experiment.
 struct StrategyInfo {
   std::string label;       // unique within the run, e.g. "sm-float"
-  std::string name;        // "sm", "recompute", ...
+  std::string name;        // factory name (sm, recompute, kernel, ...)
   std::string precision;   // "float" | "double" | "mixed"
   double epsilon = 0.0;
   std::int64_t recompute_every = 0;
   double breakdown = 0.0;
   std::int64_t k = 0;
   std::string variant;
+  /// Text attributes of what was run, written only where present: an
+  /// external kernel's library, library_sha256, kernel_name, kernel_version.
+  std::vector<std::pair<std::string, std::string>> provenance;
 };
 
 /// Summary of a strategy over a whole experiment (root of the tables).

@@ -1,0 +1,382 @@
+/* A plain Sherman-Morrison kernel for slaterlab/kernel.h, in C99 with plain
+ * loops (no BLAS), as a QMC code would write it. Double precision.
+ *
+ * Built several times from this one source (examples/kernels/CMakeLists.txt):
+ *   (none)               example-sm: ratio, accept by Sherman-Morrison
+ *   SLK_WHOLE_CYCLE      example-cycle: also a whole-cycle call (Woodbury),
+ *                        which completes cycles whose intermediate matrices
+ *                        are exactly singular
+ *   SLK_BROKEN_SIGN      forgets to flip the sign of det on a negative ratio
+ *   SLK_BROKEN_RANK1     drops the -e_k term of the rank-1 correction
+ *   SLK_BROKEN_CRASH     dereferences NULL at the 10th accepted move (SIGSEGV)
+ *   SLK_BROKEN_HANG      never returns from the 10th accepted move
+ * The broken ones exist to show that slaterlab catches each of them.
+ *
+ * State: the inverse B = A^{-1}, row-major (row k of B is contiguous: the
+ * ratio of electron k reads it), log|det A| and its sign.
+ *
+ * Option: pivot = "partial" (default) | "none": the Gauss-Jordan inversion
+ * of reset() with or without row pivoting.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slaterlab/kernel.h"
+
+#ifndef SLK_NAME
+#define SLK_NAME "example-sm"
+#endif
+#ifndef SLK_ABI_VERSION
+#define SLK_ABI_VERSION SLATERLAB_KERNEL_ABI_VERSION
+#endif
+
+
+typedef struct {
+  int n;
+  double breakdown;
+  int pivot;       /* partial pivoting in reset() */
+  double* inv;     /* n x n row-major: inv[i * n + j] = (A^{-1})_{ij} */
+  double* work;    /* 2 n: x = A^{-1} a', and a copy of row k */
+  double* column;  /* the pending proposal's column */
+  int pending_k;   /* -1: no proposal */
+  double pending_ratio;
+  double log_abs;
+  int sign;
+  long accepted;
+} sm_kernel;
+
+static void say(char* message, const char* text) {
+  if (message) {
+    strncpy(message, text, SLATERLAB_MESSAGE_SIZE - 1);
+    message[SLATERLAB_MESSAGE_SIZE - 1] = '\0';
+  }
+}
+
+static void* sm_create(int n, int precision, double breakdown, int n_options,
+                       const slaterlab_option* options, char* message) {
+  int pivot = 1;
+  for (int i = 0; i < n_options; ++i) {
+    if (strcmp(options[i].key, "pivot") == 0 && strcmp(options[i].value, "partial") == 0) {
+      pivot = 1;
+    } else if (strcmp(options[i].key, "pivot") == 0 && strcmp(options[i].value, "none") == 0) {
+      pivot = 0;
+    } else {
+      char text[SLATERLAB_MESSAGE_SIZE];
+      snprintf(text, sizeof text, "unknown option %s = \"%s\" (known: pivot = partial | none)",
+               options[i].key, options[i].value);
+      say(message, text);
+      return NULL;
+    }
+  }
+  if (n < 1 || precision != SLATERLAB_DOUBLE) {
+    say(message, "needs N >= 1 and double precision");
+    return NULL;
+  }
+  sm_kernel* s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->n = n;
+  s->breakdown = breakdown;
+  s->pivot = pivot;
+  s->inv = malloc(sizeof(double) * (size_t)n * (size_t)n);
+  s->work = malloc(sizeof(double) * 2 * (size_t)n);
+  s->column = malloc(sizeof(double) * (size_t)n);
+  s->pending_k = -1;
+  if (!s->inv || !s->work || !s->column) {
+    free(s->inv);
+    free(s->work);
+    free(s->column);
+    free(s);
+    say(message, "out of memory");
+    return NULL;
+  }
+  return s;
+}
+
+static void sm_destroy(void* kernel) {
+  sm_kernel* s = kernel;
+  free(s->inv);
+  free(s->work);
+  free(s->column);
+  free(s);
+}
+
+/* Gauss-Jordan inversion of the n x n column-major `a` into s->inv, with
+ * log|det| and its sign. */
+static int sm_reset(void* kernel, const double* a, int lda, char* message) {
+  sm_kernel* s = kernel;
+  const int n = s->n;
+  /* m = [A | I], row-major, 2n columns. */
+  double* m = malloc(sizeof(double) * (size_t)n * 2 * (size_t)n);
+  if (!m) {
+    say(message, "out of memory");
+    return SLATERLAB_INTERNAL;
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      m[i * 2 * n + j] = a[(size_t)j * (size_t)lda + (size_t)i];
+      m[i * 2 * n + n + j] = i == j ? 1.0 : 0.0;
+    }
+  double log_abs = 0.0;
+  int sign = 1;
+  for (int c = 0; c < n; ++c) {
+    int p = c;
+    if (s->pivot)
+      for (int i = c + 1; i < n; ++i)
+        if (fabs(m[i * 2 * n + c]) > fabs(m[p * 2 * n + c])) p = i;
+    const double pivot = m[p * 2 * n + c];
+    if (pivot == 0.0 || !isfinite(pivot)) {
+      free(m);
+      say(message, "zero or non-finite pivot: the matrix is singular");
+      return SLATERLAB_SINGULAR;
+    }
+    if (p != c) {
+      for (int j = 0; j < 2 * n; ++j) {
+        const double t = m[c * 2 * n + j];
+        m[c * 2 * n + j] = m[p * 2 * n + j];
+        m[p * 2 * n + j] = t;
+      }
+      sign = -sign;
+    }
+    log_abs += log(fabs(pivot));
+    if (pivot < 0) sign = -sign;
+    for (int j = 0; j < 2 * n; ++j) m[c * 2 * n + j] /= pivot;
+    for (int i = 0; i < n; ++i) {
+      if (i == c) continue;
+      const double f = m[i * 2 * n + c];
+      if (f == 0.0) continue;
+      for (int j = 0; j < 2 * n; ++j) m[i * 2 * n + j] -= f * m[c * 2 * n + j];
+    }
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) s->inv[i * n + j] = m[i * 2 * n + n + j];
+  free(m);
+  s->log_abs = log_abs;
+  s->sign = sign;
+  s->pending_k = -1;
+  s->accepted = 0;
+  return SLATERLAB_OK;
+}
+
+/* rho = e_k^T A^{-1} a' = row k of the inverse times the new column. */
+static int sm_ratio(void* kernel, int k, const double* column, double* ratio, char* message) {
+  sm_kernel* s = kernel;
+  const int n = s->n;
+  if (k < 0 || k >= n) {
+    say(message, "electron index out of range");
+    return SLATERLAB_BAD_ARGUMENT;
+  }
+  double rho = 0.0;
+  for (int j = 0; j < n; ++j) rho += s->inv[k * n + j] * column[j];
+  memcpy(s->column, column, sizeof(double) * (size_t)n);
+  s->pending_k = k;
+  s->pending_ratio = rho;
+  *ratio = rho;
+  return (isfinite(rho) && fabs(rho) >= s->breakdown) ? SLATERLAB_OK : SLATERLAB_BREAKDOWN;
+}
+
+/* A'^{-1} = A^{-1} - (A^{-1} a' - e_k) (e_k^T A^{-1}) / rho. */
+static int sm_accept(void* kernel, char* message) {
+  sm_kernel* s = kernel;
+  const int n = s->n;
+  const int k = s->pending_k;
+  if (k < 0) {
+    say(message, "accept without a pending ratio");
+    return SLATERLAB_BAD_ARGUMENT;
+  }
+#if defined(SLK_BROKEN_CRASH) || defined(SLK_BROKEN_HANG)
+  if (++s->accepted == 10) {
+#if defined(SLK_BROKEN_CRASH)
+    volatile int* volatile nowhere = NULL;
+    *nowhere = 1;
+#else
+    volatile int forever = 1;
+    while (forever) {
+    }
+#endif
+  }
+#endif
+  const double rho = s->pending_ratio;
+  double* x = s->work;
+  double* row = s->work + n;
+  for (int i = 0; i < n; ++i) {
+    double sum = 0.0;
+    for (int j = 0; j < n; ++j) sum += s->inv[i * n + j] * s->column[j];
+    x[i] = sum;
+  }
+#if !defined(SLK_BROKEN_RANK1)
+  x[k] -= 1.0;
+#endif
+  memcpy(row, s->inv + (size_t)k * (size_t)n, sizeof(double) * (size_t)n);
+  for (int i = 0; i < n; ++i) {
+    const double f = x[i] / rho;
+    for (int j = 0; j < n; ++j) s->inv[i * n + j] -= f * row[j];
+  }
+  s->log_abs += log(fabs(rho));
+#if !defined(SLK_BROKEN_SIGN)
+  if (rho < 0) s->sign = -s->sign;
+#endif
+  s->pending_k = -1;
+  return SLATERLAB_OK;
+}
+
+static int sm_reject(void* kernel, char* message) {
+  (void)message;
+  ((sm_kernel*)kernel)->pending_k = -1;
+  return SLATERLAB_OK;
+}
+
+static int sm_flush(void* kernel, char* message) {
+  (void)kernel;
+  (void)message;
+  return SLATERLAB_OK;
+}
+
+static int sm_log_det(void* kernel, double* log_abs, int* sign, char* message) {
+  const sm_kernel* s = kernel;
+  (void)message;
+  *log_abs = s->log_abs;
+  *sign = s->sign;
+  return SLATERLAB_OK;
+}
+
+static int sm_inverse(void* kernel, double* out, int ld, char* message) {
+  const sm_kernel* s = kernel;
+  (void)message;
+  for (int j = 0; j < s->n; ++j)
+    for (int i = 0; i < s->n; ++i) out[(size_t)j * (size_t)ld + (size_t)i] = s->inv[i * s->n + j];
+  return SLATERLAB_OK;
+}
+
+#if defined(SLK_WHOLE_CYCLE)
+/* A cycle by the Woodbury identity, so that only A_before and A_after need
+ * be regular: with K the m distinct replaced electrons (a later update of
+ * the same electron wins) and C their final columns,
+ *   S = (A^{-1} C)_{K,:}                     (m x m)
+ *   det(A_after) / det(A_before) = det S
+ *   A_after^{-1} = A^{-1} - (A^{-1} C - E_K) S^{-1} (A^{-1})_{K,:}.
+ * S is factorised by Gauss-Jordan with partial pivoting. */
+static int sm_apply_cycle(void* kernel, int n_updates, const double* columns, int ldc,
+                          const int* electrons, double* ratio, char* message) {
+  sm_kernel* s = kernel;
+  const int n = s->n;
+  int m = 0;
+  int* k = malloc(sizeof(int) * (size_t)(n_updates > 0 ? n_updates : 1));
+  const double** c = malloc(sizeof(double*) * (size_t)(n_updates > 0 ? n_updates : 1));
+  double* y = malloc(sizeof(double) * (size_t)n * (size_t)(n_updates > 0 ? n_updates : 1));
+  double* sm = malloc(sizeof(double) * (size_t)(n_updates * 2 * (n_updates > 0 ? n_updates : 1) + 1));
+  double* rows = malloc(sizeof(double) * (size_t)n * (size_t)(n_updates > 0 ? n_updates : 1));
+  int status = SLATERLAB_OK;
+  if (!k || !c || !y || !sm || !rows) {
+    say(message, "out of memory");
+    status = SLATERLAB_INTERNAL;
+    goto done;
+  }
+  for (int u = 0; u < n_updates; ++u) {
+    if (electrons[u] < 0 || electrons[u] >= n) {
+      say(message, "electron index out of range");
+      status = SLATERLAB_BAD_ARGUMENT;
+      goto done;
+    }
+    int slot = -1;
+    for (int v = 0; v < m; ++v)
+      if (k[v] == electrons[u]) slot = v;
+    if (slot < 0) slot = m++;
+    k[slot] = electrons[u];
+    c[slot] = columns + (size_t)u * (size_t)ldc;
+  }
+  /* y = A^{-1} C (n x m, column u contiguous), S = y(K, :), augmented by I. */
+  for (int u = 0; u < m; ++u)
+    for (int i = 0; i < n; ++i) {
+      double sum = 0.0;
+      for (int j = 0; j < n; ++j) sum += s->inv[i * n + j] * c[u][j];
+      y[u * n + i] = sum;
+    }
+  for (int a = 0; a < m; ++a)
+    for (int b = 0; b < m; ++b) {
+      sm[a * 2 * m + b] = y[b * n + k[a]];
+      sm[a * 2 * m + m + b] = a == b ? 1.0 : 0.0;
+    }
+  double det = 1.0;
+  for (int col = 0; col < m; ++col) {
+    int p = col;
+    for (int i = col + 1; i < m; ++i)
+      if (fabs(sm[i * 2 * m + col]) > fabs(sm[p * 2 * m + col])) p = i;
+    const double pivot = sm[p * 2 * m + col];
+    if (p != col) {
+      for (int j = 0; j < 2 * m; ++j) {
+        const double t = sm[col * 2 * m + j];
+        sm[col * 2 * m + j] = sm[p * 2 * m + j];
+        sm[p * 2 * m + j] = t;
+      }
+      det = -det;
+    }
+    det *= pivot;
+    if (pivot == 0.0 || !isfinite(pivot)) break;
+    for (int j = 0; j < 2 * m; ++j) sm[col * 2 * m + j] /= pivot;
+    for (int i = 0; i < m; ++i) {
+      if (i == col) continue;
+      const double f = sm[i * 2 * m + col];
+      for (int j = 0; j < 2 * m; ++j) sm[i * 2 * m + j] -= f * sm[col * 2 * m + j];
+    }
+  }
+  *ratio = det;
+  if (!isfinite(det) || fabs(det) < s->breakdown) {
+    say(message, "cycle ratio below the breakdown threshold: A_after is (nearly) singular");
+    status = SLATERLAB_BREAKDOWN;
+    goto done;
+  }
+  /* A_after^{-1} = B - (y - E_K) S^{-1} B(K, :). */
+  for (int a = 0; a < m; ++a) memcpy(rows + (size_t)a * (size_t)n, s->inv + (size_t)k[a] * (size_t)n,
+                                     sizeof(double) * (size_t)n);
+  for (int a = 0; a < m; ++a) y[a * n + k[a]] -= 1.0;
+  for (int i = 0; i < n; ++i)
+    for (int b = 0; b < m; ++b) {
+      double f = 0.0; /* (y - E_K)(i, :) S^{-1}(:, b) */
+      for (int a = 0; a < m; ++a) f += y[a * n + i] * sm[a * 2 * m + m + b];
+      for (int j = 0; j < n; ++j) s->inv[i * n + j] -= f * rows[b * n + j];
+    }
+  s->log_abs += log(fabs(det));
+  if (det < 0) s->sign = -s->sign;
+  s->pending_k = -1;
+done:
+  free(k);
+  free(c);
+  free(y);
+  free(sm);
+  free(rows);
+  return status;
+}
+#endif
+
+static const slaterlab_kernel_api sm_api = {
+    SLK_ABI_VERSION,
+    SLK_NAME,
+    "1.0",
+    SLATERLAB_PRECISION_BIT(SLATERLAB_DOUBLE),
+    1,   /* carries updates */
+    0.0, /* slaterlab's default breakdown threshold */
+    sm_create,
+    sm_destroy,
+    sm_reset,
+    sm_ratio,
+    sm_accept,
+    sm_reject,
+    sm_flush,
+    sm_log_det,
+    sm_inverse,
+#if defined(SLK_WHOLE_CYCLE)
+    sm_apply_cycle,
+#else
+    NULL,
+#endif
+};
+
+#if !defined(SLK_NO_ENTRY)
+SLATERLAB_KERNEL_EXPORT const slaterlab_kernel_api* slaterlab_kernel(void) { return &sm_api; }
+#else
+/* A shared object that is not a kernel: the table is there, the entry point is not. */
+const slaterlab_kernel_api* not_the_entry_point(void);
+const slaterlab_kernel_api* not_the_entry_point(void) { return &sm_api; }
+#endif

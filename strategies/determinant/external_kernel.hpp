@@ -1,0 +1,90 @@
+#pragma once
+// An external kernel: a shared library implementing slaterlab/kernel.h,
+// judged as a strategy ("kernel" in the registry, options.library naming
+// the file, options.kernel_options passed through to its create()).
+//
+// Loading (load_kernel_library) happens once per path and validates
+// everything before any work: a missing file, a file that is not a shared
+// object, a missing entry point, an ABI version mismatch, a table without
+// a required function or without a name is std::invalid_argument naming
+// the file. Once loaded, what the kernel computes is judged, not trusted:
+// a non-finite or below-threshold ratio is a breakdown (Ratio's contract),
+// a wrong value is a finding of the metrics; a status other than OK or
+// BREAKDOWN throws (SingularMatrixError for SLATERLAB_SINGULAR,
+// ProtocolError for SLATERLAB_BAD_ARGUMENT, std::runtime_error otherwise)
+// with the kernel's message. A kernel that crashes (a fatal signal) or
+// hangs (kernel_call_timeout) inside a call is dead: that call and every
+// later one throw std::runtime_error naming the call and the signal.
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "slaterlab/kernel.h"
+#include "slaterlab/strategies/determinant/updater_base.hpp"
+
+namespace slaterlab {
+
+/// A validated kernel library, kept loaded for the life of the process.
+struct KernelLibrary {
+  std::string path;     // absolute
+  std::string sha256;   // of the file, lower-case hex
+  std::string name;     // self-reported
+  std::string version;  // self-reported ("" when NULL)
+  const slaterlab_kernel_api* api = nullptr;
+};
+
+/// Loads and validates the library at `path` (cached per path; thread-safe).
+const KernelLibrary& load_kernel_library(const std::string& path);
+
+/// Seconds one call into a kernel of size n may take before it counts as a
+/// hang: 10 + N^3 / 1e7 (a refactorisation at 10 Mflop/s), or
+/// $SLATERLAB_KERNEL_TIMEOUT when set to a positive number.
+double kernel_call_timeout(Eigen::Index n);
+
+/// The adapter. The kernel instance is created at the first reset() (and
+/// again when N changes); accept() of a breakdown and the recompute cadence
+/// are handled as for every strategy (UpdaterBase): the kernel drops its
+/// proposal and restarts from the exact updated matrix.
+class ExternalKernel final : public UpdaterBase {
+ public:
+  explicit ExternalKernel(UpdaterOptions options);
+  ~ExternalKernel() override;
+  ExternalKernel(const ExternalKernel&) = delete;
+  ExternalKernel& operator=(const ExternalKernel&) = delete;
+
+  std::string label() const override;
+  void reset(const Eigen::MatrixXd& a) override;
+  Ratio ratio(Eigen::Index k, const Eigen::VectorXd& new_column) override;
+  void accept() override;
+  void reject() override;
+  void flush() override;
+  LogDet log_det() const override;
+  MaintainedState maintained() const override;
+  /// The kernel's whole-cycle call when it has one, else the default.
+  CycleRatio apply_cycle(const std::vector<ColumnUpdate>& updates) override;
+
+ private:
+  void* create(int n) const;
+  void restart();  // the kernel from the exact current matrix
+  void check(int status, const char* call) const;
+  /// Runs one call into the kernel under the crash and hang guard
+  /// (external_kernel.cpp); a crash or a time-out kills the kernel and throws.
+  template <class Call>
+  int guarded(const char* name, Call call) const;
+  std::string fmt_timeout(const char* name) const;
+
+  const KernelLibrary& library_;
+  void* kernel_ = nullptr;
+  Eigen::Index kernel_n_ = 0;
+  double timeout_ = kernel_call_timeout(1);  // seconds per call at the current N
+  mutable char message_[SLATERLAB_MESSAGE_SIZE] = {};
+  mutable std::optional<std::string> dead_;  // why the kernel may not be called again
+};
+
+
+/// The registry's traits of "kernel" and its builder.
+StrategyTraits external_kernel_traits();
+std::unique_ptr<DeterminantUpdater> make_external_kernel(const UpdaterOptions& options);
+
+}  // namespace slaterlab
