@@ -78,6 +78,20 @@ class ProtocolError : public std::logic_error {
   using std::logic_error::logic_error;
 };
 
+/// One column replacement inside an update cycle.
+struct ColumnUpdate {
+  Eigen::Index k = 0;      ///< the electron (column) replaced
+  Eigen::VectorXd column;  ///< its new column (exact data, double)
+};
+
+/// Outcome of apply_cycle().
+struct CycleRatio {
+  double value = 0.0;            ///< det(A_after) / det(A_before) as the strategy computed it
+  bool breakdown = false;        ///< the strategy could not complete the cycle reliably
+  std::vector<Ratio> per_update; ///< each update's ratio against the matrix just before it,
+                                 ///< where the strategy forms them (empty for whole-cycle kernels)
+};
+
 class DeterminantUpdater {
  public:
   virtual ~DeterminantUpdater() = default;
@@ -106,6 +120,13 @@ class DeterminantUpdater {
   virtual LogDet log_det() const = 0;
   virtual MaintainedState maintained() const = 0;
   virtual UpdaterCounters counters() const = 0;
+
+  /// Applies m column replacements as one unit (a multi-determinant
+  /// excitation, always applied: no accept/reject). Intermediate matrices may
+  /// be exactly singular although A_before and A_after are not. The default
+  /// applies ratio() + accept() per update in order, value = product of the
+  /// per-update ratios; strategies that can do better override it.
+  virtual CycleRatio apply_cycle(const std::vector<ColumnUpdate>& updates);
 };
 
 }  // namespace slaterlab
