@@ -160,6 +160,10 @@ precision = "double"
 [[strategy]]
 name = "recompute"
 precision = "double"
+[[strategy]]
+name = "delayed"
+k = 4
+precision = "double"
 )";
 
 TEST_F(Cycles, BenzeneCycleThroughTheRunner) {
@@ -199,6 +203,20 @@ TEST_F(Cycles, BenzeneCycleThroughTheRunner) {
   EXPECT_EQ(splitting.cycle_breakdowns, 0);
   EXPECT_LE(splitting.max_cycle_ratio_error, 6 * n * kEps * kappa);
   EXPECT_GT(strategy(e, "splitting-double").checkpoints[1].splits, 0);
+  // Delayed completes it as one Woodbury update: its ratio is det B,
+  // B = W^T A' (rows k_i of A_before^{-1} times the new columns), whose
+  // entries err by N eps kappa_1(A_before) relative to |w_j| |a'_i| (a row
+  // of a backward-stable inverse times a column); a relative perturbation
+  // delta of B's entries moves det B by at most m kappa_1(B) delta, and the
+  // LU of B adds its own m eps kappa_1(B): the tolerance doubles the first.
+  MatrixXd b(2, 2);
+  const MatrixXd inverse = c.before.inverse();
+  for (int j = 0; j < 2; ++j)
+    for (int i = 0; i < 2; ++i) b(j, i) = inverse.row(c.k[std::size_t(j)]).dot(c.columns.col(i));
+  const StrategySummary& delayed = *strategy(e, "delayed-4-double").summary;
+  EXPECT_EQ(delayed.cycle_breakdowns, 0);
+  EXPECT_LE(delayed.max_cycle_ratio_error,
+            2 * 2 * condition_1(b) * n * kEps * condition_1(c.before));
   // sm meets the exactly singular matrix: a breakdown, never a crash.
   const StrategySummary& sm = *strategy(e, "sm-double").summary;
   EXPECT_FALSE(sm.failed);
