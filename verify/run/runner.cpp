@@ -96,10 +96,10 @@ struct Lane {
   }
 
   /// A finding, not an error: the strategy's refactorisation found the
-  /// exact matrix singular to its precision. Counted as a breakdown.
+  /// exact matrix singular to its precision (the ratio that led there was
+  /// its breakdown, counted by the strategy; the restart is counted below).
   void suspend() {
     carried = carried + updater->counters();
-    ++carried.breakdowns;
     suspended = true;
   }
 
