@@ -3,7 +3,9 @@
 
 #include "slaterlab/reference/mp.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -134,7 +136,22 @@ void MpReference::reset(const Eigen::MatrixXd& a) {
   a_frobenius_ = a_.stableNorm();  // no overflow for huge entries
   accepted_since_recompute_ = 0;
   recomputes_ = 0;
+  singular_ = false;
   ready_ = true;
+}
+
+void MpReference::assign(const Eigen::MatrixXd& a) {
+  check_square(a);
+  try {
+    reset(a);
+  } catch (const SingularMatrixError&) {
+    a_ = a;
+    a_frobenius_ = a_.stableNorm();
+    accepted_since_recompute_ = 0;
+    recomputes_ = 0;
+    singular_ = true;
+    ready_ = true;
+  }
 }
 
 RatioInfo MpReference::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
@@ -144,7 +161,10 @@ RatioInfo MpReference::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) 
   }
   check_index<std::logic_error>(k, size());
   check_vector<std::logic_error>(new_column, size(), "new column");
-  const RatioInfo info = engine_->propose(k, new_column, a_frobenius_);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const RatioInfo info =
+      singular_ ? RatioInfo{nan, nan, false} : engine_->propose(k, new_column, a_frobenius_);
+  pending_singular_ = info.defined && info.value == 0.0;
   pending_ = true;
   pending_k_ = k;
   pending_column_ = new_column;
@@ -156,19 +176,64 @@ void MpReference::accept() {
   require_ready("accept");
   if (!pending_) throw std::logic_error("MpReference::accept: no pending proposal");
   pending_ = false;
-  engine_->commit(pending_k_);  // throws, state unchanged, if the ratio is exactly zero
   a_.col(pending_k_) = pending_column_;
   a_frobenius_ = a_.stableNorm();
+  if (singular_) {  // no inverse to update: try the exact matrix afresh
+    refactor_or_singular();
+    return;
+  }
+  if (pending_singular_) {
+    singular_ = true;
+    return;
+  }
+  engine_->commit(pending_k_);
   ++accepted_since_recompute_;
   // An update through a ratio conditioned beyond 1/sqrt(eps) may have lost
   // half the mp digits: refactorise so the reference stays one.
   const bool safeguard = !(pending_conditioning_ < safeguard_conditioning_);
   const bool periodic = recompute_every_ > 0 && accepted_since_recompute_ >= recompute_every_;
-  if (safeguard || periodic) {
-    ready_ = false;  // stays so if the updated matrix is singular
+  if (safeguard || periodic) refactor_or_singular();
+}
+
+void MpReference::refactor_or_singular() {
+  try {
     refactor();
-    ready_ = true;
+    singular_ = false;
+  } catch (const SingularMatrixError&) {
+    singular_ = true;
   }
+}
+
+CycleInfo MpReference::apply_cycle(const std::vector<Eigen::Index>& k,
+                                   const Eigen::MatrixXd& columns) {
+  require_ready("apply_cycle");
+  if (pending_) throw std::logic_error("MpReference::apply_cycle: a proposal is pending");
+  if (Eigen::Index(k.size()) != columns.cols()) {
+    throw std::logic_error("MpReference::apply_cycle: " + std::to_string(k.size()) +
+                           " indices for " + std::to_string(columns.cols()) + " columns");
+  }
+  // The block ratio over distinct columns, the last write to each winning.
+  std::vector<Eigen::Index> distinct;
+  std::vector<Eigen::Index> source;
+  for (std::size_t i = k.size(); i-- > 0;) {
+    check_index<std::logic_error>(k[i], size());
+    check_vector<std::logic_error>(columns.col(Eigen::Index(i)), size(), "new column");
+    if (std::find(distinct.begin(), distinct.end(), k[i]) != distinct.end()) continue;
+    distinct.push_back(k[i]);
+    source.push_back(Eigen::Index(i));
+  }
+  Eigen::MatrixXd block_columns(size(), Eigen::Index(source.size()));
+  for (std::size_t j = 0; j < source.size(); ++j) block_columns.col(Eigen::Index(j)) = columns.col(source[j]);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  CycleInfo cycle;
+  cycle.ratio = singular_ ? RatioInfo{nan, nan, false}
+                          : RatioInfo{engine_->block_ratio(distinct, block_columns), nan, true};
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    cycle.per_update.push_back(ratio(k[i], columns.col(Eigen::Index(i))));
+    accept();
+  }
+  if (singular_ && cycle.ratio.defined) cycle.ratio.value = 0.0;
+  return cycle;
 }
 
 void MpReference::reject() {
@@ -179,6 +244,10 @@ void MpReference::reject() {
 
 void MpReference::recompute() {
   require_ready("recompute");
+  if (singular_) {
+    refactor_or_singular();
+    return;
+  }
   refactor();
 }
 
@@ -190,11 +259,13 @@ void MpReference::refactor() {
 
 MpLogDet MpReference::log_det() const {
   require_ready("log_det");
+  if (singular_) return {-std::numeric_limits<long double>::infinity(), 0};
   return engine_->log_det();
 }
 
 Eigen::MatrixXd MpReference::inverse() const {
   require_ready("inverse");
+  if (singular_) throw std::logic_error("MpReference::inverse: the matrix is singular");
   return engine_->inverse();
 }
 
@@ -202,6 +273,7 @@ const Eigen::MatrixXd& MpReference::matrix() const { return a_; }
 
 double MpReference::condition_1() const {
   require_ready("condition_1");
+  if (singular_) return std::numeric_limits<double>::infinity();
   return a_.cwiseAbs().colwise().sum().maxCoeff() * engine_->inverse_norm_1();
 }
 

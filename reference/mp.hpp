@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 namespace slaterlab::reference {
 
@@ -38,7 +39,8 @@ class SingularMatrixError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// log|det A| and the sign (+1 or -1) of det A.
+/// log|det A| and the sign (+1 or -1) of det A; for a matrix singular to
+/// working precision (MpReference::singular()) log_abs = -inf and sign = 0.
 struct MpLogDet {
   long double log_abs = 0.0L;
   int sign = 1;
@@ -48,9 +50,24 @@ struct MpLogDet {
 /// kappa_rho = ||A||_F ||e_k^T A^{-1}||_2 ||A^{-1} a'||_2 / |rho| (>= 1; +inf
 /// if rho == 0): a backward-stable solve with ||E|| <= c N eps ||A|| gives
 /// |d rho| / |rho| <= c N eps kappa_rho.
+///
+/// A move to a matrix singular to working precision (kappa_rho at least
+/// 1 / (16 N^2 eps), the threshold of a singular LU: rho is then below its
+/// own rounding error) has value = 0 exactly and conditioning = +inf. A move
+/// from a singular matrix has no ratio: defined = false, value and
+/// conditioning NaN.
 struct RatioInfo {
   double value = 0.0;
   double conditioning = 0.0;
+  bool defined = true;
+};
+
+/// A cycle's ratio det(A_after) / det(A_before) (undefined when A_before is
+/// singular; 0 when A_after is) and each update's ratio against the matrix
+/// just before it.
+struct CycleInfo {
+  RatioInfo ratio;
+  std::vector<RatioInfo> per_update;
 };
 
 /// Throws std::invalid_argument naming `digits` unless it is 50 or 100.
@@ -93,10 +110,14 @@ class MpEngine;
 /// - Protocol errors (no reset, accept()/reject() without a pending ratio,
 ///   ratio() while one is pending, k out of range, wrong column length or a
 ///   non-finite column) throw std::logic_error.
-/// - reset() or a recompute throws SingularMatrixError for a matrix singular
-///   to working precision (see above); so does accept() of a ratio that is
-///   exactly zero (the state is then unchanged). After a SingularMatrixError
-///   from accept() (the updated matrix was singular), only reset() is valid.
+/// - reset() throws SingularMatrixError for a matrix singular to working
+///   precision (see above): an initial matrix must be regular.
+/// - A move (or cycle) that makes the matrix singular to working precision
+///   puts the reference in its singular state instead: singular() is true,
+///   log_det() is (-inf, 0), condition_1() is +inf, inverse() throws
+///   std::logic_error. Ratios from there are undefined (RatioInfo::defined);
+///   every accepted move refactorises the exact matrix, and the first regular
+///   one leaves the singular state. assign() starts from any matrix that way.
 class MpReference {
  public:
   explicit MpReference(int digits = kDefaultDigits, int recompute_every = 0);
@@ -108,6 +129,15 @@ class MpReference {
 
   /// Starts from A (mp LU and mp inverse); drops any pending proposal.
   void reset(const Eigen::MatrixXd& a);
+  /// As reset(), but a matrix singular to working precision gives the
+  /// singular state instead of an error.
+  void assign(const Eigen::MatrixXd& a);
+  /// Replaces columns k[i] by columns.col(i), in order, as one unit (no
+  /// proposal may be pending). Per-update ratios follow ratio()'s rules; the
+  /// cycle's ratio is det(P^T A^{-1} C) over the distinct columns replaced
+  /// (the last write to a column wins), formed in mp from A_before's inverse,
+  /// so an exactly singular intermediate matrix does not touch it.
+  CycleInfo apply_cycle(const std::vector<Eigen::Index>& k, const Eigen::MatrixXd& columns);
   /// Ratio for replacing column k by new_column; becomes the pending proposal.
   RatioInfo ratio(Eigen::Index k, const Eigen::VectorXd& new_column);
   /// Applies the pending proposal (mp Sherman-Morrison update).
@@ -131,10 +161,14 @@ class MpReference {
   /// Fresh factorisations since reset() (periodic, on demand, safeguard).
   std::int64_t recomputes() const { return recomputes_; }
   bool has_pending() const { return pending_; }
+  /// The current matrix is singular to working precision (see above).
+  bool singular() const { return singular_; }
 
  private:
   void require_ready(const char* what) const;
   void refactor();
+  /// Refactorises; a singular matrix gives the singular state.
+  void refactor_or_singular();
 
   int digits_;
   int recompute_every_;
@@ -144,6 +178,8 @@ class MpReference {
   double a_frobenius_ = 0.0;
   bool ready_ = false;
   bool pending_ = false;
+  bool singular_ = false;
+  bool pending_singular_ = false;  // the pending move leads to a singular matrix
   Eigen::Index pending_k_ = 0;
   Eigen::VectorXd pending_column_;
   double pending_conditioning_ = 0.0;

@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 
 #include <memory>
+#include <vector>
 
 #include "slaterlab/reference/mp.hpp"
 
@@ -24,6 +25,10 @@ class MpEngine {
   virtual void factorize(const Eigen::MatrixXd& a) = 0;
   /// Solves x = A^{-1} a' and keeps x for commit(); `a_frobenius` = ||A||_F.
   virtual RatioInfo propose(Eigen::Index k, const Eigen::VectorXd& column, double a_frobenius) = 0;
+  /// det(P^T A^{-1} C), P = [e_k(0) ..], C = columns (distinct k): the
+  /// ratio det(A') / det(A) of replacing those columns at once.
+  virtual double block_ratio(const std::vector<Eigen::Index>& k,
+                             const Eigen::MatrixXd& columns) const = 0;
   /// Sherman-Morrison update with the kept x. Throws SingularMatrixError,
   /// leaving the state unchanged, if x_k == 0.
   virtual void commit(Eigen::Index k) = 0;

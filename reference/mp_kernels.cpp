@@ -130,13 +130,26 @@ class Engine final : public MpEngine {
     column_ = column.cast<Real<Digits>>();
     x_.noalias() = ainv_ * column_;  // GEMV, kept for commit()
     const Real<Digits>& rho = x_(k);
-    RatioInfo info{to_double<Digits>(rho), std::numeric_limits<double>::infinity()};
-    if (rho != 0) {
-      const Real<Digits> kappa =
-          Real<Digits>(a_frobenius) * ainv_.row(k).norm() * x_.norm() / bmp::abs(rho);
-      info.conditioning = to_double<Digits>(kappa);
+    const RatioInfo singular{0.0, std::numeric_limits<double>::infinity()};
+    if (rho == 0) return singular;
+    const Real<Digits> kappa =
+        Real<Digits>(a_frobenius) * ainv_.row(k).norm() * x_.norm() / bmp::abs(rho);
+    // |d rho| <= c N eps kappa_rho |rho|: with kappa_rho beyond the singular
+    // LU's threshold 1 / (16 N^2 eps), rho is rounding residue and A' is
+    // singular to working precision, as factorize() would find it.
+    if (kappa * singular_threshold<Digits>(ainv_.rows()) >= 1) return singular;
+    return {to_double<Digits>(rho), to_double<Digits>(kappa)};
+  }
+
+  double block_ratio(const std::vector<Eigen::Index>& k,
+                     const Eigen::MatrixXd& columns) const override {
+    const Eigen::Index m = Eigen::Index(k.size());
+    Mat<Digits> block(m, m);
+    for (Eigen::Index j = 0; j < m; ++j) {
+      const Vec<Digits> c = columns.col(j).cast<Real<Digits>>();
+      for (Eigen::Index i = 0; i < m; ++i) block(i, j) = ainv_.row(k[std::size_t(i)]).dot(c);
     }
-    return info;
+    return to_double<Digits>(Lu<Digits>(block).determinant());
   }
 
   void commit(Eigen::Index k) override {

@@ -4,6 +4,7 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -378,6 +379,49 @@ MaintainedState DelayedUpdate<Storage, Look>::maintained() const {
     return {invert_at<Storage>(precision(), matrix()).inverse.template cast<double>(), std::nullopt};
   }
   return {ainvt.transpose().template cast<double>(), std::nullopt};
+}
+
+template <class Storage, class Look>
+CycleRatio DelayedUpdate<Storage, Look>::apply_cycle(const std::vector<ColumnUpdate>& updates) {
+  const Eigen::Index m = Eigen::Index(updates.size());
+  std::vector<Eigen::Index> columns;
+  for (const ColumnUpdate& u : updates) columns.push_back(u.k);
+  std::sort(columns.begin(), columns.end());
+  const bool distinct = std::adjacent_find(columns.begin(), columns.end()) == columns.end();
+  if (m == 0 || m > capacity() || !distinct) return DeterminantUpdater::apply_cycle(updates);
+
+  flush();  // ainvt_ is now the inverse of A_before
+  bool due = false;
+  for (Eigen::Index i = 0; i < m; ++i) {
+    const ColumnUpdate& u = updates[std::size_t(i)];
+    begin_proposal(u.k, u.column);  // validates k and the column
+    due = commit_pending() || due;  // A := A_after, column by column
+    column_ = u.column.template cast<Look>();
+    row_ = ainvt_.col(u.k).template cast<Look>();
+    store_move(i, u.k);
+  }
+  for (Eigen::Index i = 0; i < m; ++i)
+    for (Eigen::Index j = 0; j < m; ++j) wa_table_(j, i) = w_.col(j).dot(columns_.col(i));
+  m_ = m;
+
+  CycleRatio cycle;
+  const LogDet before = log_det_;
+  const std::optional<LuFactors<Look>> lu = window_matrix_lu(wa_table_.data(), capacity(), m);
+  const double value =
+      lu ? lu->log_det.sign * std::exp(double(lu->log_det.log_abs)) : 0.0;
+  cycle.breakdown = !lu || !std::isfinite(value) || std::abs(value) < options().breakdown;
+  if (cycle.breakdown) {
+    ++mutable_counters().breakdowns;
+    refactorise();  // SingularMatrixError when A_after is singular
+    cycle.value = log_det_.sign * before.sign * std::exp(log_det_.log_abs - before.log_abs);
+    return cycle;
+  }
+  cycle.value = value;
+  log_det_.log_abs += double(lu->log_det.log_abs);
+  log_det_.sign *= lu->log_det.sign;
+  apply_window();
+  if (due) refactorise();
+  return cycle;
 }
 
 template class DelayedUpdate<float, float>;

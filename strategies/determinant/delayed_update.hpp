@@ -92,6 +92,17 @@
 // matrix already contains it). maintained() forms A^{-1} = Ainv - Z Y^T on
 // the side, with the same GEMMs a flush would run, and changes no state.
 //
+// apply_cycle (an update cycle of m <= K distinct columns): the cycle is
+// one Woodbury update of rank m. The window is flushed; then W = the rows
+// k_i of the flushed inverse A^{-1} of A_before, A' = the new columns and
+// B = W^T A' (= I + V^T A^{-1} U in Sherman-Morrison's form), whose
+// determinant is the cycle's ratio det(A_after) / det(A_before): B is
+// nonsingular exactly when A_after is, whatever the intermediate matrices.
+// The window is then flushed as any other (Z by B's pivoted LU). A ratio
+// below the breakdown threshold or a B singular to working precision is a
+// breakdown recovered by refactorising A_after. Longer cycles, or cycles
+// that replace a column twice, take the default (one update at a time).
+//
 // Precision (Storage is the N x N inverse, Look the look-ahead):
 //   - double: Storage = Look = double.
 //   - float:  Storage = Look = float, everything in float.
@@ -128,6 +139,7 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   Ratio ratio(Eigen::Index k, const Eigen::VectorXd& new_column) override;
   void accept() override;
   MaintainedState maintained() const override;
+  CycleRatio apply_cycle(const std::vector<ColumnUpdate>& updates) override;
 
   DelayedVariant variant() const { return variant_; }
 

@@ -1,5 +1,6 @@
 #include "slaterlab/strategies/determinant/splitting.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace slaterlab {
@@ -188,6 +189,86 @@ bool Splitting<Storage>::rebuild_schur() {
                        scale.colwise().sum().maxCoeff() *
                        inverse.cwiseAbs().colwise().sum().maxCoeff();
   return std::isfinite(bound) && bound < 0.5;
+}
+
+template <class Storage>
+std::pair<double, bool> Splitting<Storage>::apply_piece(Eigen::Index c,
+                                                        const VectorX<Storage>& target,
+                                                        double den) {
+  const double tau = options().breakdown;
+  if (!std::isfinite(den)) return {0.0, false};
+  if (std::abs(den) >= tau) {
+    apply_column(c, target, den, Storage(1));
+    return {den, true};
+  }
+  const double den_half = 1.0 + 0.5 * (den - 1.0);
+  if (!(std::abs(den_half) >= tau)) return {0.0, false};
+  apply_column(c, target, den_half, Storage(0.5));
+  ++mutable_counters().splits;
+  return {den_half, false};
+}
+
+template <class Storage>
+CycleRatio Splitting<Storage>::apply_cycle(const std::vector<ColumnUpdate>& updates) {
+  // det A_before = det A_app det S while pieces are queued.
+  const double det_s = queue_cols_.empty() ? 1.0 : schur_lu_.determinant();
+  const LogDet before = log_det_;
+  std::vector<Eigen::Index> deferred = queue_cols_;
+  const auto defer = [&](Eigen::Index c, bool whole) {
+    const auto at = std::find(deferred.begin(), deferred.end(), c);
+    if (whole && at != deferred.end()) deferred.erase(at);
+    if (!whole && at == deferred.end()) deferred.push_back(c);
+  };
+  // The product of the divisors as log|.| and sign: it may under- or
+  // overflow on the way where the final ratio does not.
+  long double log_abs = 0.0L;
+  int sign = 1;
+  const auto multiply = [&](double divisor) {
+    log_abs += std::log(std::abs((long double)divisor));
+    if (divisor < 0) sign = -sign;
+  };
+  for (const ColumnUpdate& update : updates) {
+    begin_proposal(update.k, update.column);  // validates k and the column
+    (void)commit_pending();                   // A holds the cycle's columns as they come
+    new_column_ = update.column.template cast<Storage>();
+    // 1 + r_k (a' - A_app e_k) = r_k a' in Sherman-Morrison's form, as ratio().
+    const auto [divisor, whole] = apply_piece(update.k, new_column_, row_dot(update.k, new_column_));
+    if (divisor != 0.0) multiply(divisor);
+    defer(update.k, whole);
+  }
+  for (int round = 0; round < kMaxCycleRounds && !deferred.empty(); ++round) {
+    for (std::size_t slot = 0; slot < deferred.size();) {
+      const Eigen::Index c = deferred[slot];
+      target_ = matrix().col(c).template cast<Storage>();
+      const auto [divisor, whole] = apply_piece(c, target_, row_dot_double(c, matrix().col(c)));
+      if (divisor != 0.0) multiply(divisor);
+      if (whole) {
+        deferred.erase(deferred.begin() + std::ptrdiff_t(slot));
+      } else {
+        ++slot;
+      }
+    }
+  }
+  queue_cols_.clear();
+  accepted_since_refactorise_ += int(updates.size());
+  CycleRatio cycle;
+  if (!deferred.empty()) {  // could not complete: refactorise A_after
+    ++mutable_counters().breakdowns;
+    refactorise();
+    const double value = std::exp(double(log_det_.log_abs - before.log_abs));
+    cycle.value = log_det_.sign * before.sign * value;
+    cycle.breakdown = true;
+    return cycle;
+  }
+  cycle.value = sign * std::exp(double(log_abs)) / det_s;
+  cycle.breakdown = !std::isfinite(cycle.value);
+  if (cycle.breakdown) cycle.value = 0.0;  // a NaN never leaves a strategy
+  log_det_.log_abs += double(log_abs) - std::log(std::abs(det_s));
+  if ((sign < 0) != (det_s < 0)) log_det_.sign = -log_det_.sign;
+  const bool due = options().recompute_every > 0 &&
+                   accepted_since_refactorise_ >= options().recompute_every;
+  if (due) refactorise();
+  return cycle;
 }
 
 template <class Storage>

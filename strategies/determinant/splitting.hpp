@@ -81,6 +81,24 @@
 //   A^{-1} = Ainv - (Ainv Q) S^{-1} (P^T Ainv),
 // formed in double on the side; nothing is changed.
 //
+// apply_cycle() (an update cycle, QMCkl's qmckl_sherman_morrison_splitting
+// on a batch): the m column replacements are pieces "move column c of A_app
+// to its target", processed in order. A piece whose denominator is at
+// least tau is applied whole; otherwise half of it is applied (divisor
+// 1 + (den - 1)/2) and the rest is deferred to the end of the cycle, so an
+// exactly singular intermediate matrix is never formed in A_app. Then the
+// deferred pieces (with the ones queued by earlier moves) are processed
+// again against the final targets, splitting again where needed, for at
+// most kMaxCycleRounds rounds: with A_after regular, each half brings A_app
+// closer to A_after, and the remaining denominator det(A_after) / det(A_app)
+// tends to 1. The cycle's ratio is the product of the divisors applied,
+// det(A_app,end) / det(A_app,start), divided by det S of the queue it started
+// with (det A_before = det A_app det S). A cycle that still has deferred
+// pieces after the rounds is a breakdown recovered by refactorising A_after
+// (SingularMatrixError if it is singular), its ratio then taken from the two
+// log-determinants. per_update stays empty: the divisors are ratios against
+// A_app, not against the intermediate matrices.
+//
 // Precision: Storage float or double; with mixed (Storage = float) the
 // inversions run in double and rounded to float, den0 and b are accumulated
 // in double (as sm's ratio). Every dot product with a queued column's
@@ -89,6 +107,7 @@
 // double. What is applied to Ainv (GEMV + GER) runs in Storage.
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <Eigen/LU>
@@ -106,6 +125,8 @@ class Splitting final : public UpdaterBase {
  public:
   /// Most pieces kept unapplied before falling back to a refactorisation.
   static constexpr std::size_t kMaxQueued = 8;
+  /// Rounds over the deferred pieces of a cycle before it is a breakdown.
+  static constexpr int kMaxCycleRounds = 32;
 
   explicit Splitting(UpdaterOptions options);
 
@@ -117,6 +138,7 @@ class Splitting final : public UpdaterBase {
   void flush() override {}
   LogDet log_det() const override { return log_det_; }
   MaintainedState maintained() const override;
+  CycleRatio apply_cycle(const std::vector<ColumnUpdate>& updates) override;
 
   /// Pieces waiting in the queue.
   Eigen::Index queued() const { return Eigen::Index(queue_cols_.size()); }
@@ -137,6 +159,10 @@ class Splitting final : public UpdaterBase {
   /// Forms S and its LU; false when S is singular to working precision.
   bool rebuild_schur();
   std::ptrdiff_t find_queued(Eigen::Index column) const;
+  /// Moves column c of A_app towards `target` (its denominator `den`): whole
+  /// when |den| >= tau, else half. Returns the divisor applied (0: nothing
+  /// could be applied) and whether the piece was applied whole.
+  std::pair<double, bool> apply_piece(Eigen::Index c, const VectorX<Storage>& target, double den);
 
   MatrixX<Storage> ainvt_;  // inverse of the applied matrix, transposed as sm's (rows contiguous)
   LogDet log_det_;

@@ -485,7 +485,30 @@ TEST(MpReference, IllConditionedAcceptTriggersSafeguardRecompute) {
   }
 }
 
-TEST(MpReference, ZeroRatioCannotBeAccepted) {
+// The singular state: det 0 reported as such, no inverse, undefined ratios
+// from it, and the first regular matrix a move reaches leaves it.
+void expect_singular_state(const MpReference& ref) {
+  EXPECT_TRUE(ref.singular());
+  EXPECT_EQ(ref.log_det().log_abs, -std::numeric_limits<long double>::infinity());
+  EXPECT_EQ(ref.log_det().sign, 0);
+  EXPECT_TRUE(std::isinf(ref.condition_1()));
+  EXPECT_THROW((void)ref.inverse(), std::logic_error);
+}
+
+// Leaving the singular state refactorises: log|det| and the inverse are those
+// of a fresh mp LU, equal to the values before to mp rounding, 16 N^2 u_mp
+// kappa_1 (the model of the reference's tests) for this kappa_1 ~ 10 matrix.
+void expect_back_to(const MpReference& ref, const MatrixXd& a, const MpLogDet& before,
+                    const MatrixXd& inverse_before) {
+  EXPECT_FALSE(ref.singular());
+  EXPECT_EQ(ref.matrix(), a);
+  EXPECT_EQ(ref.log_det().sign, before.sign);
+  const double tol = 16 * 9 * mp_epsilon(ref.digits()) * 10;
+  EXPECT_LE(std::abs(double(ref.log_det().log_abs - before.log_abs)), std::max(tol, 1e-300));
+  EXPECT_TRUE(ref.inverse().isApprox(inverse_before, 4 * std::numeric_limits<double>::epsilon()));
+}
+
+TEST(MpReference, AcceptedZeroRatioGivesTheSingularStateAndAMoveLeavesIt) {
   MatrixXd a(3, 3);
   a << 2, 1, 0, 1, 3, 1, 0, 1, 4;
   MpReference ref;
@@ -495,41 +518,96 @@ TEST(MpReference, ZeroRatioCannotBeAccepted) {
   // a' = 0 gives x = A^{-1} 0 = 0 exactly: rho = 0, conditioning +inf.
   const RatioInfo r = ref.ratio(1, VectorXd::Zero(3));
   EXPECT_EQ(r.value, 0.0);
+  EXPECT_TRUE(r.defined);
   EXPECT_TRUE(std::isinf(r.conditioning));
-  EXPECT_THROW(ref.accept(), SingularMatrixError);
-  EXPECT_FALSE(ref.has_pending());
-  EXPECT_EQ(ref.log_det().log_abs, before.log_abs);
-  EXPECT_EQ(ref.inverse(), inv_before);
-  EXPECT_EQ(ref.matrix(), a);
-  EXPECT_NO_THROW(ref.ratio(1, VectorXd::Ones(3)));  // still usable
+  EXPECT_NO_THROW(ref.accept());
+  expect_singular_state(ref);
+  const RatioInfo from_singular = ref.ratio(1, a.col(1));
+  EXPECT_FALSE(from_singular.defined);
+  ref.accept();
+  expect_back_to(ref, a, before, inv_before);
 }
 
-TEST(MpReference, AcceptingACopiedColumnThrowsAndRequiresReset) {
+TEST(MpReference, AcceptedCopiedColumnGivesTheSingularState) {
   MatrixXd a(3, 3);
   a << 2, 1, 0, 1, 3, 1, 0, 1, 4;
   for (int digits : {50, 100}) {
     MpReference ref(digits);
     ref.reset(a);
     const MpLogDet before = ref.log_det();
-    // Column 1 := column 0 makes A' exactly singular: rho is either exactly 0
-    // (accept refuses, state unchanged) or rounding residue, with
-    // conditioning ~ 1/eps beyond the safeguard, whose fresh LU finds A'
-    // singular (the reference then needs a reset).
-    ref.ratio(1, a.col(0));
-    EXPECT_THROW(ref.accept(), SingularMatrixError) << "digits " << digits;
-    EXPECT_FALSE(ref.has_pending());
-    bool usable = true;
-    try {
-      EXPECT_EQ(ref.log_det().log_abs, before.log_abs);
-    } catch (const std::logic_error&) {
-      usable = false;
-      EXPECT_THROW(ref.ratio(0, a.col(0)), std::logic_error);
-    }
-    if (usable) {
-      EXPECT_EQ(ref.matrix(), a);
-    }
+    const MatrixXd inv_before = ref.inverse();
+    // Column 1 := column 0 makes A' exactly singular: rho is exactly 0 or
+    // rounding residue, both reported as 0.
+    EXPECT_EQ(ref.ratio(1, a.col(0)).value, 0.0) << "digits " << digits;
+    ref.accept();
+    expect_singular_state(ref);
+    ref.ratio(0, a.col(2));  // [a2, a0, a2]: columns 0 and 2 equal
+    ref.accept();
+    EXPECT_TRUE(ref.singular());
+    ref.ratio(0, a.col(0));  // [a0, a0, a2]
+    ref.accept();
+    EXPECT_TRUE(ref.singular());
+    ref.ratio(1, a.col(1));
+    ref.accept();
+    expect_back_to(ref, a, before, inv_before);
+  }
+}
+
+TEST(MpReference, SingularToWorkingPrecisionIsSingularThereAndRegularWithMoreDigits) {
+  // A = I_2 with column 1 replaced by (1, 1e-50): det = 1e-50 exactly, below
+  // the 50-digit threshold (kappa_rho ~ 1.4e50 > 1 / (16 N^2 eps) = 2.9e48)
+  // and far above the 100-digit one.
+  const MatrixXd identity = MatrixXd::Identity(2, 2);
+  const VectorXd column = (VectorXd(2) << 1.0, 1e-50).finished();
+  MpReference ref50(50), ref100(100);
+  ref50.reset(identity);
+  ref100.reset(identity);
+  EXPECT_EQ(ref50.ratio(1, column).value, 0.0);
+  EXPECT_EQ(ref100.ratio(1, column).value, 1e-50);
+  ref50.accept();
+  ref100.accept();
+  expect_singular_state(ref50);
+  EXPECT_FALSE(ref100.singular());
+  EXPECT_NEAR(double(ref100.log_det().log_abs), std::log(1e-50), 1e-13);
+}
+
+TEST(MpReference, AssignTakesASingularMatrixWhereResetRefusesIt) {
+  MatrixXd a(3, 3);
+  a << 1, 2, 1, 3, 4, 3, 5, 6, 5;  // columns 0 and 2 equal
+  MpReference ref;
+  EXPECT_THROW(ref.reset(a), SingularMatrixError);
+  ref.assign(a);
+  expect_singular_state(ref);
+}
+
+// The benzene cycle in miniature: column 2 := column 1 (exactly singular),
+// then column 1 := a fresh column. The cycle's ratio is det(P^T A^-1 C) from
+// A_before's inverse, compared with an independent pair of mp LUs; the
+// per-update ratios are 0 (onto the singular matrix) and undefined (from it).
+TEST(MpReference, CycleThroughAnExactlySingularMatrixHasItsExactRatio) {
+  MatrixXd a(4, 4);
+  a << 2, 1, 0, 1, 1, 3, 1, 0, 0, 1, 4, 2, 1, 0, 1, 5;
+  const VectorXd fresh = (VectorXd(4) << 0.5, -1.0, 2.0, 0.25).finished();
+  MatrixXd after = a;
+  after.col(2) = a.col(1);
+  after.col(1) = fresh;
+  for (int digits : {50, 100}) {
+    MpReference ref(digits);
     ref.reset(a);
-    EXPECT_NO_THROW(ref.ratio(0, a.col(0)));
+    MatrixXd columns(4, 2);
+    columns << a.col(1), fresh;
+    const CycleInfo cycle = ref.apply_cycle({2, 1}, columns);
+    const MpLogDet la = mp_log_det(a, digits), lb = mp_log_det(after, digits);
+    const double exact = double(la.sign * lb.sign * std::exp(lb.log_abs - la.log_abs));
+    // Both sides are rounded to double from mp values of a kappa ~ 10
+    // matrix: within 2 double roundings.
+    EXPECT_NEAR(cycle.ratio.value, exact, 2 * std::numeric_limits<double>::epsilon() * std::abs(exact));
+    ASSERT_EQ(cycle.per_update.size(), 2u);
+    EXPECT_EQ(cycle.per_update[0].value, 0.0);
+    EXPECT_FALSE(cycle.per_update[1].defined);
+    EXPECT_FALSE(ref.singular());
+    EXPECT_EQ(ref.matrix(), after);
+    EXPECT_EQ(ref.log_det().sign, lb.sign);
   }
 }
 

@@ -210,7 +210,7 @@ int main_impl(int argc, char** argv) {
   table_cmd->add_option("file", table_file, "HDF5 results file")->required();
   table_cmd->add_option("-f,--format", table_format, "md, csv or latex")->capture_default_str();
   std::string table_kind = "all";
-  table_cmd->add_option("-k,--kind", table_kind, "determinant, vmc, orbitals or all")
+  table_cmd->add_option("-k,--kind", table_kind, "determinant, cycles, vmc, orbitals or all")
       ->capture_default_str();
 
   CLI::App* bench_cmd = app.add_subcommand(

@@ -38,7 +38,7 @@ const std::vector<std::string> kExperimentKeys = {
     "name",  "workload",       "n",          "moves",          "sweeps", "checkpoint_every",
     "seed",  "acceptance",     "acceptance_rate", "electron_order", "kappa", "mode",
     "delta", "eta",            "chain",          "hold",            "singular", "file",
-    "alpha"};
+    "alpha", "rank",           "shift"};
 const std::vector<std::string> kVmcKeys = {
     "name",      "n",       "alpha",   "omega",           "orbitals",  "grid",
     "scheme",    "step",    "target_acceptance", "strategy", "precision", "k",
@@ -470,6 +470,8 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
   w.alpha = get_double(t, "alpha", w.alpha, where);
   w.chain = get_int<Eigen::Index>(t, "chain", w.chain, where, {1, kMaxN});
   w.hold = get_int<Eigen::Index>(t, "hold", w.hold, where, {0, kMaxCount});
+  w.rank = get_int<Eigen::Index>(t, "rank", w.rank, where, {1, kMaxN});
+  w.shift = get_double(t, "shift", w.shift, where, NumberRange{0.0, 1.0});
   w.singular = get_bool(t, "singular", w.singular, where);
 
   std::string default_name = fmt::format("{}-n{}", w.kind, n);
@@ -693,7 +695,7 @@ toml::table resolved(const StudyConfig& s) {
         {"acceptance_rate", e.acceptance_rate}, {"electron_order", w.electron_order},
         {"kappa", w.kappa}, {"mode", w.mode}, {"delta", w.delta}, {"eta", w.eta},
         {"chain", std::int64_t(w.chain)}, {"hold", std::int64_t(w.hold)}, {"alpha", w.alpha},
-        {"singular", w.singular}};
+        {"rank", std::int64_t(w.rank)}, {"shift", w.shift}, {"singular", w.singular}};
     if (!w.file.empty()) entry.insert("file", w.file);
     experiments.push_back(std::move(entry));
   }

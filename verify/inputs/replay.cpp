@@ -52,6 +52,7 @@ class ReplayReader {
     accept_ = dataset("moves/accept", false);
     uniform_ = dataset("moves/uniform", false);
     check_shapes();
+    check_cycle_shape();
   }
 
   ReplayShape shape() const { return {Eigen::Index(n_), std::int64_t(m_)}; }
@@ -64,6 +65,9 @@ class ReplayReader {
   void read_layout();
   std::optional<Dataset> dataset(const std::string& name, bool required);
   void check_shapes();
+  // Update cycles (version 2): the moves/cycle dataset.
+  void check_cycle_shape();
+  std::vector<std::int64_t> read_cycles() const;
   void expect_class(const Dataset& d, H5T_class_t wanted, const char* what) const;
   std::vector<double> doubles(const Dataset& d, hsize_t rows) const;
   std::vector<std::int64_t> integers(const Dataset& d, hsize_t rows) const;
@@ -73,8 +77,9 @@ class ReplayReader {
   fs::path path_;
   Handle file_;
   std::string layout_;
-  std::optional<Dataset> initial_, electron_, column_, accept_, uniform_;
+  std::optional<Dataset> initial_, electron_, column_, accept_, uniform_, cycle_;
   hsize_t n_ = 0, m_ = 0;
+  std::int64_t version_ = 0;
 };
 
 /// Before anything opens it: a FIFO would block the open, a device stream.
@@ -106,10 +111,11 @@ void ReplayReader::check_version() {
   } catch (const h5::Failure&) {
     bad(path_, std::string("root attribute '") + kVersionAttr + "' must be an integer");
   }
-  if (version != kReplaySchemaVersion) {
-    bad(path_, fmt::format("{} {} is not supported (this build reads version {})", kVersionAttr,
-                           version, kReplaySchemaVersion));
+  if (version < 1 || version > kReplaySchemaVersion) {
+    bad(path_, fmt::format("{} {} is not supported (this build reads versions 1 to {})",
+                           kVersionAttr, version, kReplaySchemaVersion));
   }
+  version_ = version;
 }
 
 void ReplayReader::read_layout() {
@@ -279,6 +285,41 @@ std::vector<std::pair<std::string, std::string>> ReplayReader::metadata() const 
   return out;
 }
 
+// ---- update cycles (replay_schema_version 2) ----------------------------------
+
+void ReplayReader::check_cycle_shape() {
+  cycle_ = dataset("moves/cycle", false);
+  if (!cycle_) return;
+  if (version_ < 2) {
+    bad(path_, fmt::format("'moves/cycle' needs {} 2, the file declares {}", kVersionAttr,
+                           version_));
+  }
+  if (cycle_->dims != std::vector<hsize_t>{m_}) {
+    bad(path_, fmt::format("'moves/cycle' must have one entry per move (M = {}), got {}", m_,
+                           shape_text(cycle_->dims)));
+  }
+  expect_class(*cycle_, H5T_INTEGER, "integers (int64)");
+  if (accept_ || uniform_) {
+    bad(path_, "moves grouped in cycles ('moves/cycle') are always applied: the file must not "
+               "have '" + (accept_ ? accept_ : uniform_)->name + "'");
+  }
+}
+
+std::vector<std::int64_t> ReplayReader::read_cycles() const {
+  std::vector<std::int64_t> cycle = integers(*cycle_);
+  for (std::size_t t = 0; t < cycle.size(); ++t) {
+    const std::int64_t previous = t == 0 ? 0 : cycle[t - 1];
+    if (!(cycle[t] == previous || (t > 0 && cycle[t] == previous + 1))) {
+      bad(path_, fmt::format("'moves/cycle'[{}] = {} must be {} (cycles are numbered 0, 1, ... "
+                             "over consecutive moves)",
+                             t, cycle[t],
+                             t == 0 ? std::string("0")
+                                    : fmt::format("{} or {}", previous, previous + 1)));
+    }
+  }
+  return cycle;
+}
+
 const char* non_finite_name(double x) { return std::isnan(x) ? "NaN" : "inf"; }
 
 ReplayData ReplayReader::read(std::int64_t moves) {
@@ -349,6 +390,8 @@ ReplayData ReplayReader::read(std::int64_t moves) {
       }
     }
   }
+  if (cycle_) data.cycle = read_cycles();
+  data.schema_version = version_;
   data.metadata = metadata();
   return data;
 }
@@ -410,7 +453,7 @@ void write_replay(const fs::path& path, const ReplayData& data) {
   Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
   if (!file.valid()) bad(path, "cannot create: " + h5::error_detail());
   try {
-    h5::write_attr(file, kVersionAttr, kReplaySchemaVersion);
+    h5::write_attr(file, kVersionAttr, data.schema_version);
     h5::write_attr(file, kLayoutAttr, data.layout);
     for (const auto& [key, value] : data.metadata) h5::write_attr(file, key, value);
   } catch (const h5::Failure& error) {
@@ -441,6 +484,10 @@ void write_replay(const fs::path& path, const ReplayData& data) {
   if (data.uniform) {
     write_dataset(path, moves, "uniform", H5T_NATIVE_DOUBLE, {hsize_t(data.uniform->size())},
                   data.uniform->data());
+  }
+  if (data.cycle) {
+    write_dataset(path, moves, "cycle", H5T_NATIVE_INT64, {hsize_t(data.cycle->size())},
+                  data.cycle->data());
   }
   moves.close();
   if (!file.close()) bad(path, "cannot close: " + h5::error_detail());

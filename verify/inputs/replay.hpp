@@ -18,6 +18,13 @@
 //                    stored by h5py as an enum, is accepted too)
 //   moves/uniform    optional, M floats in [0, 1): the uniform variate the
 //                    recorded run compared with its acceptance probability
+// replay_schema_version 2 adds update cycles (README "Replay files", cycles):
+//   moves/cycle      optional, M integers: the cycle of each move, 0 for the
+//                    first move and then equal to the previous one or one
+//                    more, so that a cycle is a run of consecutive moves.
+//                    Moves of a cycle are applied as one unit, always: the
+//                    file then has neither moves/accept nor moves/uniform.
+// Version 1 files are read as before; moves/cycle in one is an error.
 // Every float must be finite. Floats of any width are read as double
 // (float32 widens exactly).
 //
@@ -38,7 +45,7 @@
 
 namespace slaterlab {
 
-inline constexpr std::int64_t kReplaySchemaVersion = 1;
+inline constexpr std::int64_t kReplaySchemaVersion = 2;
 
 /// A replay file that cannot be used; what() is one line naming the file.
 class ReplayError : public std::invalid_argument {
@@ -53,6 +60,8 @@ struct ReplayData {
   Eigen::MatrixXd columns;                     // N x M: column m = new column of move m
   std::optional<std::vector<bool>> accept;     // M recorded decisions
   std::optional<std::vector<double>> uniform;  // M recorded uniforms
+  std::optional<std::vector<std::int64_t>> cycle;  // M cycle indices (version 2)
+  std::int64_t schema_version = kReplaySchemaVersion;  // as read, or to write
   std::string layout = "row-major";            // how initial_matrix is stored
   /// Root attributes other than the two required ones, as (name, text).
   std::vector<std::pair<std::string, std::string>> metadata;

@@ -29,6 +29,7 @@ constexpr std::uint64_t kOrderStream = kWorkloadStreams + 2;
 
 const std::vector<std::string> kKinds = {"gaussian", "randsvd", "small-step", "randsvd-step",
                                           "adversarial", "slater"};
+const std::vector<std::string> kCycleKinds = {"excitation-cycles"};
 const std::vector<std::string> kModes = {"geometric", "arithmetic", "clustered-small",
                                          "clustered-large"};
 const std::vector<std::string> kOrders = {"sweep", "random", "burst"};
@@ -75,8 +76,9 @@ void check_mode(const std::string& mode) {
 }
 
 void validate(const WorkloadSpec& s) {
-  if (!contains(kKinds, s.kind)) {
-    bad("unknown kind '" + s.kind + "' (valid: " + join(kKinds) + ", replay)");
+  if (!contains(kKinds, s.kind) && !contains(kCycleKinds, s.kind)) {
+    bad("unknown kind '" + s.kind + "' (valid: " + join(kKinds) + ", " + join(kCycleKinds) +
+        ", replay)");
   }
   if (s.n < 1) bad("n must be >= 1, got " + std::to_string(s.n));
   if (!contains(kOrders, s.electron_order)) {
@@ -89,6 +91,10 @@ void validate(const WorkloadSpec& s) {
   check_positive_finite("alpha", s.alpha);
   if (s.chain < 1) bad("chain must be >= 1, got " + std::to_string(s.chain));
   if (s.hold < 0) bad("hold must be >= 0, got " + std::to_string(s.hold));
+  if (s.rank < 1 || (s.kind == "excitation-cycles" && s.rank > s.n)) {
+    bad("rank must lie in [1, n = " + std::to_string(s.n) + "], got " + std::to_string(s.rank));
+  }
+  if (!(s.shift >= 0.0 && s.shift <= 1.0)) bad("shift must lie in [0, 1], got " + to_text(s.shift));
   if (s.kind == "adversarial") {
     // The chain needs chain + 1 distinct columns; hold moves need one more.
     const Eigen::Index need = s.chain + 1 + (s.hold > 0 ? 1 : 0);
@@ -122,12 +128,7 @@ class WorkloadBase : public Workload {
   }
 
   Move next_move(const Eigen::MatrixXd& current) final {
-    if (!initial_) throw std::logic_error("workload: next_move called before initial_matrix");
-    if (current.rows() != spec_.n || current.cols() != spec_.n) {
-      bad("next_move expects a " + std::to_string(spec_.n) + " x " + std::to_string(spec_.n) +
-          " matrix, got " + std::to_string(current.rows()) + " x " +
-          std::to_string(current.cols()));
-    }
+    require_current(current, "next_move");
     Move m = make_move(current);
     ++moves_;
     return m;
@@ -150,6 +151,15 @@ class WorkloadBase : public Workload {
   virtual Eigen::MatrixXd make_initial() = 0;
   virtual Move make_move(const Eigen::MatrixXd& current) = 0;
   virtual std::vector<std::pair<std::string, std::string>> kind_parameters() const { return {}; }
+
+  void require_current(const Eigen::MatrixXd& current, const char* what) const {
+    if (!initial_) throw std::logic_error(std::string("workload: ") + what + " called before initial_matrix");
+    if (current.rows() != spec_.n || current.cols() != spec_.n) {
+      bad(std::string(what) + " expects a " + std::to_string(spec_.n) + " x " +
+          std::to_string(spec_.n) + " matrix, got " + std::to_string(current.rows()) + " x " +
+          std::to_string(current.cols()));
+    }
+  }
 
   // The electron moved by proposal number moves_.
   Eigen::Index next_electron() {
@@ -376,6 +386,42 @@ class SlaterWorkload final : public WorkloadBase {
   std::optional<Move> pending_;
 };
 
+// The excitation-cycles workload (see the header).
+class ExcitationCyclesWorkload final : public WorkloadBase {
+ public:
+  using WorkloadBase::WorkloadBase;
+
+  bool cycles() const override { return true; }
+
+  std::vector<Move> next_cycle(const Eigen::MatrixXd& current) override {
+    require_current(current, "next_cycle");
+    const auto draw = [&](Eigen::Index count) {
+      return Eigen::Index(order_rng_.index(std::uint64_t(count)));
+    };
+    const Eigen::Index m = 1 + draw(spec_.rank);
+    const Eigen::Index p = draw(spec_.n - m + 1);
+    const bool shift = order_rng_.uniform() < spec_.shift && m >= 2;
+    std::vector<Move> cycle;
+    if (shift) {
+      for (Eigen::Index t = 1; t < m; ++t) cycle.push_back({p + t, current.col(p + t - 1)});
+      cycle.push_back({p, gaussian_column()});
+    } else {
+      for (Eigen::Index t = 0; t < m; ++t) cycle.push_back({p + t, gaussian_column()});
+    }
+    moves_ += m;
+    return cycle;
+  }
+
+ protected:
+  Eigen::MatrixXd make_initial() override { return initial_rng_.normal_matrix(spec_.n, spec_.n); }
+  Move make_move(const Eigen::MatrixXd&) override {
+    throw std::logic_error("workload: excitation-cycles makes cycles (next_cycle), not moves");
+  }
+  std::vector<std::pair<std::string, std::string>> kind_parameters() const override {
+    return {{"rank", std::to_string(spec_.rank)}, {"shift", to_text(spec_.shift)}};
+  }
+};
+
 namespace fs = std::filesystem;
 
 // ---- the replay workload (its file format is replay.hpp) --------------------
@@ -426,6 +472,19 @@ class ReplayWorkload final : public Workload {
     return move;
   }
 
+  bool cycles() const override { return data_.cycle.has_value(); }
+
+  /// The moves of the next cycle (consecutive moves with one cycle index).
+  std::vector<Move> next_cycle(const Eigen::MatrixXd& current) override {
+    if (!cycles()) return Workload::next_cycle(current);
+    std::vector<Move> cycle{next_move(current)};
+    const auto& index = *data_.cycle;
+    while (next_ < data_.moves() && index[std::size_t(next_)] == index[std::size_t(next_ - 1)]) {
+      cycle.push_back(next_move(current));
+    }
+    return cycle;
+  }
+
   std::vector<std::pair<std::string, std::string>> parameters() const override {
     std::vector<std::pair<std::string, std::string>> p = {
         {"kind", "replay"},
@@ -435,8 +494,12 @@ class ReplayWorkload final : public Workload {
         {"layout", data_.layout},
         {"recorded_accept", data_.accept ? "true" : "false"},
         {"recorded_uniform", data_.uniform ? "true" : "false"},
+
         {"content_fnv1a64", checksum_},
     };
+    if (data_.cycle) {
+      p.emplace_back("cycles", std::to_string(data_.cycle->empty() ? 0 : data_.cycle->back() + 1));
+    }
     for (const auto& [key, value] : data_.metadata) p.emplace_back("meta." + key, value);
     return p;
   }
@@ -468,7 +531,13 @@ std::unique_ptr<Workload> make_replay_workload(const WorkloadSpec& spec) {
 
 }  // namespace
 
+std::vector<Move> Workload::next_cycle(const Eigen::MatrixXd&) {
+  throw std::logic_error("workload: " + name() + " makes single moves, not cycles");
+}
+
 std::vector<std::string> known_workloads() { return kKinds; }
+
+std::vector<std::string> known_cycle_workloads() { return kCycleKinds; }
 
 std::vector<std::string> known_randsvd_modes() { return kModes; }
 
@@ -480,6 +549,7 @@ std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec) {
   if (spec.kind == "small-step") return std::make_unique<SmallStepWorkload>(spec);
   if (spec.kind == "randsvd-step") return std::make_unique<RandsvdStepWorkload>(spec);
   if (spec.kind == "slater") return std::make_unique<SlaterWorkload>(spec);
+  if (spec.kind == "excitation-cycles") return std::make_unique<ExcitationCyclesWorkload>(spec);
   return std::make_unique<AdversarialWorkload>(spec);
 }
 

@@ -78,6 +78,16 @@
 //   uniform (partial Fisher-Yates) and each hold column uniform among the
 //   rest. Designed for forced acceptance: a Metropolis test would reject the
 //   collapses (|rho|^2 ~ eta^2).
+// - excitation-cycles: update cycles as a multi-determinant expansion makes
+//   them (next_cycle, not next_move). A iid N(0,1). Each cycle has rank m
+//   uniform in 1..`rank` and acts on the columns p..p+m-1, p uniform in
+//   0..N-m. With probability `shift` (and m >= 2) it inserts a fresh N(0,1)
+//   column at p and shifts the block by one, dropping column p+m-1, in the
+//   order an expansion writes it: a_{p+t} := a_{p+t-1} for t = 1..m-1 (each
+//   a copy of its left neighbour: every intermediate matrix is exactly
+//   singular), then a_p := the fresh column. Otherwise the m columns get
+//   fresh N(0,1) columns in order. A_after is again iid N(0,1) up to a
+//   permutation of columns: well conditioned. electron_order is not used.
 // - singular flag (any kind): column N-1 of the initial matrix is set to a
 //   copy of column 0 (for N = 1 the matrix is set to 0), so the initial
 //   matrix is exactly singular. Note that LU in floating point generally
@@ -124,13 +134,20 @@ class Workload {
   /// std::invalid_argument if it is not N x N, std::logic_error if
   /// initial_matrix() has not been called.
   virtual Move next_move(const Eigen::MatrixXd& current) = 0;
+  /// True when the workload moves the matrix in update cycles (next_cycle())
+  /// rather than in single proposals (next_move()).
+  virtual bool cycles() const { return false; }
+  /// The next update cycle: column replacements applied in order as one
+  /// unit, always (no decision). Same contract as next_move() otherwise;
+  /// std::logic_error for a workload without cycles.
+  virtual std::vector<Move> next_cycle(const Eigen::MatrixXd& current);
   /// (key, value as text) for the results file; doubles round-trip exactly.
   virtual std::vector<std::pair<std::string, std::string>> parameters() const = 0;
 };
 
 /// What to build. Fields a kind does not use are still validated.
 struct WorkloadSpec {
-  std::string kind;                     // one of known_workloads()
+  std::string kind;                     // one of known_workloads(), known_cycle_workloads()
   Eigen::Index n = 0;                   // matrix size, >= 1
   std::uint64_t seed = 0;
   std::string electron_order = "sweep"; // "sweep", "random" or "burst" (one random
@@ -146,6 +163,8 @@ struct WorkloadSpec {
   std::string file;                     // replay: the HDF5 file (verify/inputs/replay.hpp)
   std::int64_t replay_moves = -1;       // replay: moves the run uses, read from the file's
                                         // start (the plan counts them); -1: all
+  Eigen::Index rank = 2;                // excitation-cycles: largest cycle rank, 1..n
+  double shift = 0.5;                   // excitation-cycles: fraction of shifting cycles, [0, 1]
 };
 
 /// Builds the workload. Throws std::invalid_argument with a one-line message
@@ -156,6 +175,10 @@ std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec);
 /// The valid `kind` values, in a stable order: the kinds generated from a
 /// seed. "replay", which reads its file, is valid too and not listed here.
 std::vector<std::string> known_workloads();
+
+/// The valid `kind` values of workloads that make update cycles
+/// (next_cycle), generated from a seed.
+std::vector<std::string> known_cycle_workloads();
 
 /// The valid randsvd `mode` values, in a stable order.
 std::vector<std::string> known_randsvd_modes();

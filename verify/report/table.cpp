@@ -37,6 +37,10 @@ const std::vector<std::string_view> kDeterminantHeaders = {
     "max ratio error", "max ratio error in eps",
     "inverse residual (max)", "divergence (final)",
     "flips", "breakdowns", "time (s)"};
+const std::vector<std::string_view> kCycleHeaders = {
+    "experiment", "strategy", "N", "cycles",
+    "max cycle ratio error", "max cycle ratio error in eps",
+    "cycle breakdowns", "singular restarts", "checkpoints with det = 0"};
 const std::vector<std::string_view> kVmcHeaders = {
     "run", "orbitals", "scheme", "strategy", "N", "step", "acceptance",
     "E", "E exact", "z exact", "z ref", "detectable bias", "variance", "tau",
@@ -78,6 +82,25 @@ TableData determinant_table(const ResultsFile& results) {
   for (const auto& experiment : results.experiments)
     for (const auto& strategy : experiment.strategies)
       table.rows.push_back(table_row(experiment.info, strategy));
+  return table;
+}
+
+/// Experiments with update cycles or matrices singular to the reference's
+/// precision: how each strategy went through them.
+TableData cycle_table(const ResultsFile& results) {
+  TableData table{kCycleHeaders, 2, {}};
+  for (const auto& experiment : results.experiments) {
+    for (const auto& strategy : experiment.strategies) {
+      if (!strategy.summary) continue;
+      const StrategySummary& s = *strategy.summary;
+      if (s.cycles == 0 && s.singular_checkpoints == 0 && s.singular_restarts == 0) continue;
+      table.rows.push_back(Row{{experiment.info.name, false}, {strategy.info.label, false},
+                               integer(experiment.info.n), integer(s.cycles),
+                               number(s.max_cycle_ratio_error), number(s.max_cycle_ratio_error_eps),
+                               integer(s.cycle_breakdowns), integer(s.singular_restarts),
+                               integer(s.singular_checkpoints)});
+    }
+  }
   return table;
 }
 
@@ -281,21 +304,29 @@ TableKind parse_table_kind(std::string_view text) {
   if (text == "determinant") return TableKind::determinant;
   if (text == "vmc") return TableKind::vmc;
   if (text == "orbitals") return TableKind::orbitals;
+  if (text == "cycles") return TableKind::cycles;
   if (text == "all") return TableKind::all;
   throw std::invalid_argument(fmt::format(
-      "unknown table '{}' (valid: determinant, vmc, orbitals, all)", text));
+      "unknown table '{}' (valid: determinant, cycles, vmc, orbitals, all)", text));
 }
 
 std::string format_table(const ResultsFile& results, TableFormat fmt_, TableKind kind) {
+  const TableData cycles = cycle_table(results);
   switch (kind) {
-    case TableKind::determinant: return format(determinant_table(results), fmt_);
+    case TableKind::determinant: {
+      // The cycle table follows only where there is something to show.
+      std::string out = format(determinant_table(results), fmt_);
+      if (!cycles.rows.empty()) out += "\n" + format(cycles, fmt_);
+      return out;
+    }
+    case TableKind::cycles: return format(cycles, fmt_);
     case TableKind::vmc: return format(vmc_table(results), fmt_);
     case TableKind::orbitals: return format(orbital_table(results), fmt_);
     case TableKind::all: break;
   }
   std::string out;
   for (const TableData& table :
-       {determinant_table(results), vmc_table(results), orbital_table(results)}) {
+       {determinant_table(results), cycles, vmc_table(results), orbital_table(results)}) {
     if (table.rows.empty()) continue;
     out += (out.empty() ? "" : "\n") + format(table, fmt_);
   }

@@ -5,7 +5,11 @@
 //
 // Columns: experiment, strategy, N, worst log-det error, final log-det error,
 // max ratio error, max ratio error in eps, inverse residual (max), divergence
-// (final), flips, breakdowns, time (s).
+// (final), flips, breakdowns, time (s). Experiments with update cycles or
+// with matrices singular to the reference's precision add a second table
+// (TableKind::cycles, also printed after the determinant table when it has
+// rows): cycles, max cycle ratio error (also in eps), cycle breakdowns,
+// singular restarts and the checkpoints where the reference had det = 0.
 // Floating values are printed in compact scientific notation with two
 // significant digits (3.1e-12, 2.0e0); counts as integers. A NaN (a metric
 // that does not apply) prints as "—" in Markdown and LaTeX and as an empty
@@ -38,14 +42,14 @@ std::string_view to_string(TableFormat format);
 std::string compact_scientific(double value);
 
 /// Which table: the determinant strategies (one row per experiment x
-/// strategy), the VMC runs (the seed's Table 9 kind: energy with its error
+/// strategy), the update cycles and singular matrices (see above), the VMC runs (the seed's Table 9 kind: energy with its error
 /// bar in compact form, the exact energy, z against it and against the
 /// reference run, the smallest detectable bias, variance, tau, acceptance
 /// and where paths diverged), the orbital-set accuracies, or every table
 /// that has rows.
-enum class TableKind { determinant, vmc, orbitals, all };
+enum class TableKind { determinant, cycles, vmc, orbitals, all };
 
-/// "determinant", "vmc", "orbitals" or "all"; else std::invalid_argument.
+/// "determinant", "cycles", "vmc", "orbitals" or "all"; else std::invalid_argument.
 TableKind parse_table_kind(std::string_view text);
 
 /// The table(s) of `results`. With TableKind::all, each non-empty table in

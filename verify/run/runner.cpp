@@ -44,16 +44,38 @@ struct RatioErrors {
   double rms() const { return count ? std::sqrt(sum_squares / double(count)) : 0.0; }
 };
 
+/// Cycle-ratio errors of one strategy since its last checkpoint.
+struct CycleErrors {
+  double max = kNaN;  // NaN: no cycle measured
+  void add(double relative) { max = std::fmax(max, relative); }
+};
+
+UpdaterCounters operator+(UpdaterCounters a, const UpdaterCounters& b) {
+  a.breakdowns += b.breakdowns;
+  a.recomputes += b.recomputes;
+  a.flushes += b.flushes;
+  a.splits += b.splits;
+  return a;
+}
+
 /// One strategy running in lockstep with the reference.
 struct Lane {
   const StrategyConfig* config = nullptr;
   std::unique_ptr<DeterminantUpdater> updater;
   StrategyHandle handle;
   RatioErrors errors;
+  CycleErrors cycle_errors;
   StrategySummary summary;
   double elapsed_s = 0.0;
   std::int64_t flips_total = 0;
   bool failed = false;
+  // The strategy found the matrix singular to its precision (a
+  // SingularMatrixError from accept() or apply_cycle()): it has no state
+  // until the runner resets it from the next matrix it can factorise.
+  bool suspended = false;
+  UpdaterCounters carried;  // counters of the updater's runs before its resets
+  std::int64_t cycle_breakdowns = 0;
+  std::int64_t singular_restarts = 0;
 
   Lane() {
     // Maxima of metrics that may not apply (an inverse residual of a QR
@@ -66,6 +88,37 @@ struct Lane {
     failed = true;
     summary.failed = true;
     summary.failure = error.what();
+  }
+
+  bool live() const { return !failed && !suspended; }
+
+  UpdaterCounters counters() const {
+    return suspended ? carried : carried + updater->counters();
+  }
+
+  /// A finding, not an error: the strategy's refactorisation found the
+  /// exact matrix singular to its precision (the ratio that led there was
+  /// its breakdown, counted by the strategy; the restart is counted below).
+  void suspend() {
+    carried = carried + updater->counters();
+    suspended = true;
+  }
+
+  /// Re-establishes a suspended strategy from the exact matrix `a` when it
+  /// can factorise it (else it stays suspended); reset() clears the
+  /// updater's counters, which `carried` keeps.
+  void resume(const Eigen::MatrixXd& a) {
+    if (!suspended || failed) return;
+    const auto t = Clock::now();
+    try {
+      updater->reset(a);
+      suspended = false;
+      ++singular_restarts;
+    } catch (const SingularMatrixError&) {
+    } catch (const std::exception& error) {
+      fail(error);
+    }
+    elapsed_s += seconds_since(t);
   }
 };
 
@@ -98,9 +151,22 @@ class LockstepExperiment {
  private:
   void start();
   void step();
+  /// One update cycle (workloads with cycles): always applied.
+  void step_cycle();
   /// A move with checkpoint-only references: the strategies only.
   void step_without_reference(const Move& move, double u);
+  /// A cycle with checkpoint-only references: the strategies only.
+  void cycle_without_reference(const std::vector<ColumnUpdate>& updates);
+  /// Runs `call` on every live lane, timing it; a SingularMatrixError
+  /// suspends the lane, any other exception fails it.
+  template <class Call>
+  void for_live_lanes(const Call& call);
+  /// After the exact matrix changed: resumes suspended lanes on it.
+  void resume_lanes();
   bool decide(double rho, double u) const;
+  /// The reference's decision: a move from a singular matrix has no ratio;
+  /// Metropolis then accepts (|psi'|^2 / 0), forced acceptance draws as usual.
+  bool decide(const reference::RatioInfo& ref, double u) const;
   void checkpoint();
   void certify(const char* which);
   void finish(std::vector<CheckFailure>& failures);
@@ -128,6 +194,8 @@ class LockstepExperiment {
   std::int64_t reference_move_ = 0;  // the move the reference's mp state belongs to
   std::int64_t move_ = 0;
   std::int64_t accepted_ = 0;
+  std::int64_t cycles_ = 0;
+  std::int64_t last_checkpoint_ = 0;  // the move of the last checkpoint
   double reference_elapsed_s_ = 0.0;
   double ratio_condition_max_ = 0.0;
   mutable Clock::time_point last_progress_{};
@@ -169,10 +237,104 @@ void LockstepExperiment::start() {
 }
 
 bool LockstepExperiment::decide(double rho, double u) const {
-  // A move to an exactly singular matrix (rho = 0) is never accepted, not
-  // even when acceptance is forced: no QMC walk can stand on a node.
-  if (experiment_.acceptance == "forced") return rho != 0.0 && u < experiment_.acceptance_rate;
-  return u < rho * rho;  // Metropolis on |rho|^2
+  // Forced acceptance accepts a move to a singular matrix too (rho = 0):
+  // the reference then stands on it with det 0 until a move leaves it.
+  if (experiment_.acceptance == "forced") return u < experiment_.acceptance_rate;
+  return u < rho * rho;  // Metropolis on |rho|^2: never onto a node
+}
+
+bool LockstepExperiment::decide(const reference::RatioInfo& ref, double u) const {
+  if (!ref.defined && experiment_.acceptance != "forced") return true;
+  return decide(ref.value, u);
+}
+
+template <class Call>
+void LockstepExperiment::for_live_lanes(const Call& call) {
+  for (Lane& lane : lanes_) {
+    if (!lane.live()) continue;
+    const auto t0 = Clock::now();
+    try {
+      call(lane);
+    } catch (const SingularMatrixError&) {
+      lane.suspend();
+    } catch (const std::exception& error) {
+      lane.fail(error);
+    }
+    lane.elapsed_s += seconds_since(t0);
+  }
+}
+
+void LockstepExperiment::resume_lanes() {
+  if (per_move() && reference_.singular()) return;  // nothing to factorise
+  for (Lane& lane : lanes_) lane.resume(current());
+}
+
+/// The lane's strategy applies the cycle; a breakdown, or a singular matrix
+/// (the SingularMatrixError goes on to suspend the lane), is counted.
+CycleRatio apply_cycle(Lane& lane, const std::vector<ColumnUpdate>& updates) {
+  try {
+    const CycleRatio r = lane.updater->apply_cycle(updates);
+    lane.cycle_breakdowns += r.breakdown;
+    return r;
+  } catch (const SingularMatrixError&) {
+    ++lane.cycle_breakdowns;
+    throw;
+  }
+}
+
+std::vector<ColumnUpdate> column_updates(const std::vector<Move>& cycle) {
+  std::vector<ColumnUpdate> updates;
+  for (const Move& move : cycle) updates.push_back({move.k, move.column});
+  return updates;
+}
+
+void LockstepExperiment::step_cycle() {
+  const std::vector<ColumnUpdate> updates = column_updates(workload_->next_cycle(current()));
+  if (!per_move()) {
+    cycle_without_reference(updates);
+    return;
+  }
+  std::vector<Eigen::Index> k;
+  Eigen::MatrixXd columns(experiment_.workload.n, Eigen::Index(updates.size()));
+  for (std::size_t i = 0; i < updates.size(); ++i) {
+    k.push_back(updates[i].k);
+    columns.col(Eigen::Index(i)) = updates[i].column;
+  }
+  auto t0 = Clock::now();
+  const reference::CycleInfo ref = reference_.apply_cycle(k, columns);
+  reference_elapsed_s_ += seconds_since(t0);
+  for (const reference::RatioInfo& r : ref.per_update) {
+    ratio_condition_max_ = std::fmax(ratio_condition_max_, r.conditioning);
+  }
+  const double n = double(experiment_.workload.n);
+  for_live_lanes([&](Lane& lane) {
+    const CycleRatio r = apply_cycle(lane, updates);
+    // Relative errors where the exact ratio is defined and nonzero: the
+    // cycle's own, and each update's against the matrix just before it.
+    if (ref.ratio.defined && ref.ratio.value != 0.0) {
+      lane.cycle_errors.add(std::abs(r.value - ref.ratio.value) / std::abs(ref.ratio.value));
+    }
+    if (r.per_update.size() != ref.per_update.size()) return;
+    for (std::size_t i = 0; i < r.per_update.size(); ++i) {
+      const reference::RatioInfo& exact = ref.per_update[i];
+      if (!exact.defined || exact.value == 0.0) continue;
+      const double relative = std::abs(r.per_update[i].value - exact.value) / std::abs(exact.value);
+      lane.errors.add(relative, relative / (n * lane.updater->epsilon() * exact.conditioning));
+    }
+  });
+  move_ += std::int64_t(updates.size());
+  accepted_ += std::int64_t(updates.size());
+  ++cycles_;
+  resume_lanes();
+}
+
+void LockstepExperiment::cycle_without_reference(const std::vector<ColumnUpdate>& updates) {
+  for_live_lanes([&](Lane& lane) { (void)apply_cycle(lane, updates); });
+  for (const ColumnUpdate& u : updates) current_.col(u.k) = u.column;
+  move_ += std::int64_t(updates.size());
+  accepted_ += std::int64_t(updates.size());
+  ++cycles_;
+  resume_lanes();
 }
 
 void LockstepExperiment::step() {
@@ -188,38 +350,29 @@ void LockstepExperiment::step() {
   auto t0 = Clock::now();
   const reference::RatioInfo ref = reference_.ratio(move.k, move.column);
   reference_elapsed_s_ += seconds_since(t0);
-  ratio_condition_max_ = std::max(ratio_condition_max_, ref.conditioning);
+  ratio_condition_max_ = std::fmax(ratio_condition_max_, ref.conditioning);
   // Flips always compare a strategy with the reference's decision for the same u.
-  const bool reference_accept = decide(ref.value, u);
+  const bool reference_accept = decide(ref, u);
   const bool accept = move.accept.value_or(reference_accept);
-  if (accept && ref.value == 0.0) {
-    throw InputError(fmt::format("experiment '{}': move {} is recorded as accepted but makes the "
-                                 "matrix exactly singular",
-                                 experiment_.name, move_));
-  }
   const double n = double(experiment_.workload.n);
 
-  for (Lane& lane : lanes_) {
-    if (lane.failed) continue;
-    try {
-      t0 = Clock::now();
-      const Ratio r = lane.updater->ratio(move.k, move.column);
-      if (accept) lane.updater->accept(); else lane.updater->reject();
-      lane.elapsed_s += seconds_since(t0);
-      if (ref.value != 0.0) {
-        const double relative = std::abs(r.value - ref.value) / std::abs(ref.value);
-        lane.errors.add(relative, relative / (n * lane.updater->epsilon() * ref.conditioning));
-      }
-      if (decide(r.value, u) != reference_accept) ++lane.errors.flips;
-    } catch (const std::exception& error) {
-      lane.fail(error);
+  for_live_lanes([&](Lane& lane) {
+    const Ratio r = lane.updater->ratio(move.k, move.column);
+    if (accept) lane.updater->accept(); else lane.updater->reject();
+    // A ratio from a singular matrix is undefined, one onto it is 0: no
+    // relative error for either, and no flip from an undefined one.
+    if (ref.defined && ref.value != 0.0) {
+      const double relative = std::abs(r.value - ref.value) / std::abs(ref.value);
+      lane.errors.add(relative, relative / (n * lane.updater->epsilon() * ref.conditioning));
     }
-  }
+    if (ref.defined && decide(r.value, u) != reference_accept) ++lane.errors.flips;
+  });
   t0 = Clock::now();
   if (accept) reference_.accept(); else reference_.reject();
   reference_elapsed_s_ += seconds_since(t0);
   accepted_ += accept;
   ++move_;
+  if (accept) resume_lanes();
 }
 
 void LockstepExperiment::step_without_reference(const Move& move, double u) {
@@ -227,45 +380,41 @@ void LockstepExperiment::step_without_reference(const Move& move, double u) {
   // no ratio. A move the workload made exactly singular shows at the next
   // checkpoint's mp LU.
   const bool accept = move.accept.value_or(u < experiment_.acceptance_rate);
-  for (Lane& lane : lanes_) {
-    if (lane.failed) continue;
-    try {
-      const auto t0 = Clock::now();
-      (void)lane.updater->ratio(move.k, move.column);
-      if (accept) lane.updater->accept(); else lane.updater->reject();
-      lane.elapsed_s += seconds_since(t0);
-    } catch (const std::exception& error) {
-      lane.fail(error);
-    }
-  }
+  for_live_lanes([&](Lane& lane) {
+    (void)lane.updater->ratio(move.k, move.column);
+    if (accept) lane.updater->accept(); else lane.updater->reject();
+  });
   if (accept) current_.col(move.k) = move.column;
   accepted_ += accept;
   ++move_;
+  if (accept) resume_lanes();
 }
 
 void LockstepExperiment::sync_reference() {
   if (per_move() || reference_move_ == move_) return;
-  try {
-    reference_.reset(current_);
-  } catch (const reference::SingularMatrixError& error) {
-    throw InputError(fmt::format("experiment '{}': the matrix after move {} is singular ({})",
-                                 experiment_.name, move_, error.what()));
-  }
+  reference_.assign(current_);  // a singular matrix: the reference's singular state
   reference_move_ = move_;
 }
 
 void LockstepExperiment::checkpoint() {
   const auto t0 = Clock::now();
   sync_reference();
+  // A matrix singular to the reference's precision has det 0 (log|det| =
+  // -inf, sign 0) and no inverse: the metrics that compare with them are
+  // not measured there (NaN), and no sign is judged.
+  const bool singular = reference_.singular();
   const auto ref_log_det = reference_.log_det();
-  const Eigen::MatrixXd ref_inverse = reference_.inverse();
+  const Eigen::MatrixXd ref_inverse = singular ? Eigen::MatrixXd() : reference_.inverse();
   const Eigen::MatrixXd& a = reference_.matrix();
-  writer_.append(handle_, ReferenceCheckpoint{move_, accepted_, double(ref_log_det.log_abs),
-                                              ref_log_det.sign, reference_.condition_1(),
-                                              per_move() ? ratio_condition_max_ : kNaN,
-                                              reference_elapsed_s_});
+  ReferenceCheckpoint reference_row{move_, accepted_, double(ref_log_det.log_abs),
+                                    ref_log_det.sign, reference_.condition_1(),
+                                    per_move() ? ratio_condition_max_ : kNaN,
+                                    reference_elapsed_s_};
+  reference_row.cycles = cycles_;
+  writer_.append(handle_, reference_row);
   reference_elapsed_s_ += seconds_since(t0);
   ratio_condition_max_ = 0.0;
+  last_checkpoint_ = move_;
 
   for (Lane& lane : lanes_) {
     if (lane.failed) continue;
@@ -273,17 +422,21 @@ void LockstepExperiment::checkpoint() {
     c.move = move_;
     c.accepted = accepted_;
     const double eps = lane.updater->epsilon();
-    const LogDet ld = lane.updater->log_det();
-    c.log_det_error = double(std::abs((long double)ld.log_abs - ref_log_det.log_abs));
-    c.log_det_error_eps = c.log_det_error / eps;
-    c.sign_agrees = ld.sign == ref_log_det.sign;
+    c.log_det_error = c.log_det_error_eps = kNaN;
+    if (!singular && !lane.suspended) {
+      const LogDet ld = lane.updater->log_det();
+      c.log_det_error = double(std::abs((long double)ld.log_abs - ref_log_det.log_abs));
+      c.log_det_error_eps = c.log_det_error / eps;
+      c.sign_agrees = ld.sign == ref_log_det.sign;
+    }
     const double measured = per_move() ? 1.0 : kNaN;  // NaN: not measured
     c.ratio_error_max = measured * lane.errors.max;
     c.ratio_error_max_eps = measured * lane.errors.max / eps;
     c.ratio_error_rms = measured * lane.errors.rms();
     c.ratio_error_normalised_max = measured * lane.errors.normalised_max;
     c.flips = lane.errors.flips;
-    const MaintainedState state = lane.updater->maintained();
+    const MaintainedState state = singular || lane.suspended ? MaintainedState{}
+                                                             : lane.updater->maintained();
     c.inverse_residual_max = c.inverse_residual_fro = c.inverse_divergence = kNaN;
     c.condition_estimate = c.qr_residual = c.orthogonality_loss = kNaN;
     if (state.inverse) {
@@ -297,16 +450,20 @@ void LockstepExperiment::checkpoint() {
       c.qr_residual = qr_residual(*state.qr, a);
       c.orthogonality_loss = orthogonality_loss(state.qr->q);
     }
-    const UpdaterCounters counters = lane.updater->counters();
+    const UpdaterCounters counters = lane.counters();
     c.breakdowns = counters.breakdowns;
     c.recomputes = counters.recomputes;
     c.flushes = counters.flushes;
     c.splits = counters.splits;
     c.elapsed_s = lane.elapsed_s;
+    c.cycle_ratio_error_max = lane.cycle_errors.max;
+    c.cycle_ratio_error_max_eps = lane.cycle_errors.max / eps;
+    c.cycle_breakdowns = lane.cycle_breakdowns;
+    c.singular_restarts = lane.singular_restarts;
     writer_.append(lane.handle, c);
 
     StrategySummary& s = lane.summary;
-    s.worst_log_det_error = std::max(s.worst_log_det_error, c.log_det_error);
+    s.worst_log_det_error = std::fmax(s.worst_log_det_error, c.log_det_error);
     s.final_log_det_error = c.log_det_error;
     s.max_ratio_error = std::fmax(s.max_ratio_error, c.ratio_error_max);
     s.max_ratio_error_eps = std::fmax(s.max_ratio_error_eps, c.ratio_error_max_eps);
@@ -322,7 +479,14 @@ void LockstepExperiment::checkpoint() {
     s.recomputes = c.recomputes;
     s.splits = c.splits;
     s.elapsed_s = c.elapsed_s;
+    s.max_cycle_ratio_error = std::fmax(s.max_cycle_ratio_error, c.cycle_ratio_error_max);
+    s.max_cycle_ratio_error_eps = std::fmax(s.max_cycle_ratio_error_eps, c.cycle_ratio_error_max_eps);
+    s.cycle_breakdowns = c.cycle_breakdowns;
+    s.singular_restarts = c.singular_restarts;
+    s.cycles = cycles_;
+    s.singular_checkpoints += singular;
     lane.errors = {};
+    lane.cycle_errors = {};
   }
 }
 
@@ -417,10 +581,14 @@ void LockstepExperiment::show_progress(bool force) const {
 bool LockstepExperiment::run(const RunOptions& options, std::vector<CheckFailure>& failures) {
   progress_ = options.progress;
   start();
+  const bool cycles = workload_->cycles();
   while (move_ < experiment_.moves) {
     if (options.interrupt && options.interrupt->load()) return false;
-    step();
-    if (move_ % experiment_.checkpoint_every == 0 || move_ == experiment_.moves) checkpoint();
+    if (cycles) step_cycle(); else step();
+    // A cycle of m moves may step over a multiple of checkpoint_every; a
+    // run of cycles ends at the first cycle end at or after `moves`.
+    const std::int64_t every = experiment_.checkpoint_every;
+    if (move_ / every > last_checkpoint_ / every || move_ >= experiment_.moves) checkpoint();
     show_progress(false);
   }
   show_progress(true);

@@ -51,9 +51,12 @@ struct Field {
   const char* name;
   const char* unit;
   const char* description;
+  bool optional = false;  // added after files were written: absent on read keeps the default
 };
 
 #define FIELD(member, unit, description) f(Field{#member, unit, description}, r.member)
+#define OPTIONAL_FIELD(member, unit, description) \
+  f(Field{#member, unit, description, true}, r.member)
 
 template <class R, class F>
   requires std::same_as<std::remove_const_t<R>, ReferenceCheckpoint>
@@ -61,11 +64,12 @@ void visit_fields(R& r, F&& f) {
   FIELD(move, "count", "proposals made so far");
   FIELD(accepted, "count", "proposals accepted so far");
   FIELD(log_det, "1", "log|det A| of the multiprecision reference, rounded to double");
-  FIELD(sign, "1", "sign of det A (+1 or -1)");
+  FIELD(sign, "1", "sign of det A (+1 or -1; 0 when A is singular to working precision)");
   FIELD(condition_1, "1", "1-norm condition number ||A||_1 ||A^-1||_1 (multiprecision inverse)");
   FIELD(ratio_condition_max, "1",
         "largest ratio condition number kappa_rho of the proposals since the last checkpoint");
   FIELD(elapsed_s, "s", "cumulative time spent in the reference");
+  OPTIONAL_FIELD(cycles, "count", "update cycles applied so far");
 }
 
 template <class R, class F>
@@ -95,6 +99,13 @@ void visit_fields(R& r, F&& f) {
   FIELD(flushes, "count", "delayed-update flushes so far");
   FIELD(splits, "count", "split updates so far");
   FIELD(elapsed_s, "s", "cumulative time inside the strategy's calls");
+  OPTIONAL_FIELD(cycle_ratio_error_max, "1",
+                 "max |rho_s - rho_ref| / |rho_ref| of the update cycles since the last checkpoint "
+                 "(NaN: no cycle)");
+  OPTIONAL_FIELD(cycle_ratio_error_max_eps, "eps", "cycle_ratio_error_max in units of epsilon");
+  OPTIONAL_FIELD(cycle_breakdowns, "count", "update cycles reported as breakdowns so far");
+  OPTIONAL_FIELD(singular_restarts, "count",
+                 "restarts from the exact matrix after the strategy found it singular so far");
 }
 
 // ExperimentInfo minus name (the group's name) and parameters ("param.*").
@@ -142,6 +153,14 @@ void visit_fields(R& r, F&& f) {
   FIELD(recomputes, "count", "from-scratch recomputes over the run");
   FIELD(splits, "count", "split updates over the run");
   FIELD(elapsed_s, "s", "time inside the strategy's calls");
+  OPTIONAL_FIELD(max_cycle_ratio_error, "1", "max relative cycle-ratio error over the run (NaN: no cycle)");
+  OPTIONAL_FIELD(max_cycle_ratio_error_eps, "eps", "max_cycle_ratio_error in units of epsilon");
+  OPTIONAL_FIELD(cycle_breakdowns, "count", "update cycles reported as breakdowns over the run");
+  OPTIONAL_FIELD(singular_restarts, "count",
+                 "restarts from the exact matrix after the strategy found it singular");
+  OPTIONAL_FIELD(cycles, "count", "update cycles of the experiment");
+  OPTIONAL_FIELD(singular_checkpoints, "count",
+                 "checkpoints where the matrix was singular to the reference's precision (det 0)");
   FIELD(failed, "bool", "1 if the strategy could not continue");
   FIELD(failure, "text", "why it could not continue (empty otherwise)");
 }
@@ -270,6 +289,7 @@ void visit_fields(R& r, F&& f) {
 }
 
 #undef FIELD
+#undef OPTIONAL_FIELD
 
 template <class T>
 hid_t native_type() {
@@ -313,6 +333,7 @@ void write_fields(hid_t object, const std::string& prefix, const Record& record)
 template <class Record>
 void read_fields(hid_t object, const std::string& prefix, Record& record) {
   visit_fields(record, [&](const Field& field, auto& value) {
+    if (field.optional && !h5::has_attr(object, prefix + field.name)) return;
     h5::read_attr(object, prefix + field.name, value);
   });
 }
@@ -373,10 +394,11 @@ std::vector<Row> read_table(hid_t parent, const char* name = kCheckpoints) {
     throw h5::Failure(op, "a table must be 1-D (one row per record), got " + declared.shape_text());
   Handle stored = h5::type_handle(H5Dget_type(dataset), op);
   // HDF5 matches compound members by name; a missing one would be left
-  // silently at its default, so require every column.
+  // silently at its default, so require every column except the optional
+  // ones (added later), which older files lack and keep their defaults.
   const Row probe{};
   visit_fields(probe, [&](const Field& field, const auto&) {
-    if (H5Tget_member_index(stored, field.name) < 0)
+    if (!field.optional && H5Tget_member_index(stored, field.name) < 0)
       throw h5::Failure(op, fmt::format("missing column '{}'", field.name));
   });
   const std::uint64_t count = h5::require_stored(dataset, declared, op);

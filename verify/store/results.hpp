@@ -6,6 +6,7 @@
 // residual of a QR strategy), never 0.
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,15 +54,19 @@ struct CertifiedLogDet {
   std::string message;        // why certification failed, empty otherwise
 };
 
+/// A metric with nothing to measure (no update cycle, say).
+inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+
 /// Reference row per checkpoint (the mp lockstep reference).
 struct ReferenceCheckpoint {
   std::int64_t move = 0;          // proposals made so far
   std::int64_t accepted = 0;      // accepted so far
-  double log_det = 0.0;           // log|det A| (mp, rounded)
-  std::int32_t sign = 1;
-  double condition_1 = 0.0;       // ||A||_1 ||A^-1||_1 from the mp inverse
+  double log_det = 0.0;           // log|det A| (mp, rounded); -inf: A singular to working precision
+  std::int32_t sign = 1;          // 0: A singular to working precision
+  double condition_1 = 0.0;       // ||A||_1 ||A^-1||_1 from the mp inverse (+inf when singular)
   double ratio_condition_max = 0.0;  // max kappa_rho of the proposals since the last checkpoint
   double elapsed_s = 0.0;         // cumulative seconds spent in the reference
+  std::int64_t cycles = 0;        // update cycles applied so far (added later: optional on read)
 };
 
 /// Per strategy, per checkpoint.
@@ -87,6 +92,11 @@ struct StrategyCheckpoint {
   std::int64_t flushes = 0;
   std::int64_t splits = 0;
   double elapsed_s = 0.0;              // cumulative seconds inside the strategy's calls
+  // Update cycles (added later: optional on read, so older files keep these defaults).
+  double cycle_ratio_error_max = kNotMeasured;  // max relative cycle-ratio error since the last checkpoint
+  double cycle_ratio_error_max_eps = kNotMeasured;
+  std::int64_t cycle_breakdowns = 0;   // cycles the strategy reported as breakdowns (cumulative)
+  std::int64_t singular_restarts = 0;  // resets from the exact matrix after the strategy found it singular
 };
 
 /// Static description of a strategy within an experiment.
@@ -122,6 +132,12 @@ struct StrategySummary {
   std::int64_t recomputes = 0;
   std::int64_t splits = 0;
   double elapsed_s = 0.0;
+  double max_cycle_ratio_error = kNotMeasured;  // over the run's update cycles
+  double max_cycle_ratio_error_eps = kNotMeasured;
+  std::int64_t cycle_breakdowns = 0;
+  std::int64_t singular_restarts = 0;
+  std::int64_t cycles = 0;                // update cycles of the experiment
+  std::int64_t singular_checkpoints = 0;  // checkpoints where the reference had det 0
   bool failed = false;                   // the strategy could not continue
   std::string failure;                   // why
 };

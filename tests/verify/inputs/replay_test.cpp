@@ -230,8 +230,8 @@ const std::vector<BadFile> kBadFiles = {
     {"uniform outside [0, 1)", [](ReplayData& d) { d.uniform = std::vector<double>(10, 1.0); },
      kNoSpoil, "'moves/uniform'[0] = 1 is not in [0, 1)"},
     {"wrong schema version", kNoEdit,
-     [](const std::string& f) { set_int_attribute(f, "replay_schema_version", 2); },
-     "replay_schema_version 2 is not supported (this build reads version 1)"},
+     [](const std::string& f) { set_int_attribute(f, "replay_schema_version", 3); },
+     "replay_schema_version 3 is not supported (this build reads versions 1 to 2)"},
     {"not a replay file", kNoEdit,
      [](const std::string& f) {
        const hid_t h = H5Fopen(f.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
