@@ -67,7 +67,7 @@ class ReplayReader {
   void check_shapes();
   // Update cycles (version 2): the moves/cycle dataset.
   void check_cycle_shape();
-  std::vector<std::int64_t> read_cycles() const;
+  std::vector<std::int64_t> read_cycles(hsize_t rows) const;
   void expect_class(const Dataset& d, H5T_class_t wanted, const char* what) const;
   std::vector<double> doubles(const Dataset& d, hsize_t rows) const;
   std::vector<std::int64_t> integers(const Dataset& d, hsize_t rows) const;
@@ -305,8 +305,9 @@ void ReplayReader::check_cycle_shape() {
   }
 }
 
-std::vector<std::int64_t> ReplayReader::read_cycles() const {
-  std::vector<std::int64_t> cycle = integers(*cycle_);
+std::vector<std::int64_t> ReplayReader::read_cycles(hsize_t rows) const {
+  // One entry past the moves used, to see whether they end inside a cycle.
+  std::vector<std::int64_t> cycle = integers(*cycle_, std::min(rows + 1, m_));
   for (std::size_t t = 0; t < cycle.size(); ++t) {
     const std::int64_t previous = t == 0 ? 0 : cycle[t - 1];
     if (!(cycle[t] == previous || (t > 0 && cycle[t] == previous + 1))) {
@@ -316,6 +317,16 @@ std::vector<std::int64_t> ReplayReader::read_cycles() const {
                              t == 0 ? std::string("0")
                                     : fmt::format("{} or {}", previous, previous + 1)));
     }
+  }
+  // A cycle is one excitation: applying part of it would judge a matrix the
+  // multi-determinant expansion never forms.
+  if (cycle.size() > rows) {
+    if (rows > 0 && cycle[rows] == cycle[rows - 1]) {
+      bad(path_, fmt::format("the study's {} moves end inside cycle {} ('moves/cycle'); choose a "
+                             "number of moves that ends a cycle",
+                             rows, cycle[rows - 1]));
+    }
+    cycle.resize(rows);
   }
   return cycle;
 }
@@ -390,7 +401,7 @@ ReplayData ReplayReader::read(std::int64_t moves) {
       }
     }
   }
-  if (cycle_) data.cycle = read_cycles();
+  if (cycle_) data.cycle = read_cycles(rows);
   data.schema_version = version_;
   data.metadata = metadata();
   return data;
