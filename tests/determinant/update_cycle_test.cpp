@@ -123,6 +123,34 @@ TEST(CycleThroughSingular, SplittingAndDelayedCompleteTheCycle) {
   }
 }
 
+// A cycle that starts with a piece queued by an earlier move (a split
+// near-singular move, column 3 nearly a copy of column 2): the cycle's ratio
+// divides by det S of that queue (det A = det A_app det S). Same tolerance
+// model as above with m = 3 (the queued piece is applied in the cycle) and
+// kappa over A_before (the near-singular matrix) and A_after.
+TEST(CycleThroughSingular, SplittingCycleStartingWithAQueuedPiece) {
+  const Index n = 8;
+  const MatrixXd a0 = gaussian(n, n, 7);
+  const VectorXd nearly_copy = a0.col(2) + 1e-6 * gaussian(n, 1, 8).col(0);
+  auto s = make("splitting");
+  s->reset(a0);
+  s->ratio(3, nearly_copy);
+  s->accept();
+  ASSERT_EQ(s->counters().splits, 1);
+  MatrixXd before = a0;
+  before.col(3) = nearly_copy;
+  const MatrixXd fresh = gaussian(n, 2, 9);
+  const std::vector<ColumnUpdate> cycle = {{3, fresh.col(0)}, {6, fresh.col(1)}};
+  MatrixXd after = before;
+  after.col(3) = fresh.col(0);
+  after.col(6) = fresh.col(1);
+  const CycleRatio r = s->apply_cycle(cycle);
+  EXPECT_FALSE(r.breakdown);
+  const long double exact = exact_ratio(before, after);
+  const double kappa = std::max(condition_1(before), condition_1(after));
+  EXPECT_LE(std::abs((long double)r.value - exact) / std::abs(exact), 2 * 3 * double(n) * kEps * kappa);
+}
+
 // sm meets the singular intermediate: a breakdown in the cycle or the
 // documented SingularMatrixError from its refactorisation; never a NaN.
 TEST(CycleThroughSingular, ShermanMorrisonReportsABreakdownNeverNaN) {

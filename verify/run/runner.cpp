@@ -79,9 +79,12 @@ struct Lane {
 
   Lane() {
     // Maxima of metrics that may not apply (an inverse residual of a QR
-    // strategy) start at NaN: fmax keeps NaN only if every value is NaN.
+    // strategy) or may measure nothing (ratio errors without a defined
+    // ratio) start at NaN: fmax keeps NaN only if every value is NaN.
     summary.max_inverse_residual = summary.max_inverse_divergence = kNaN;
     summary.max_qr_residual = summary.max_orthogonality_loss = kNaN;
+    summary.max_ratio_error = summary.max_ratio_error_eps = kNaN;
+    summary.max_ratio_error_normalised = kNaN;
   }
 
   void fail(const std::exception& error) {
@@ -219,10 +222,6 @@ void LockstepExperiment::start() {
     lane.config = s;
     lane.updater = make_updater(s->name, s->options);
     lane.handle = writer_.begin_strategy(handle_, describe(*s));
-    if (!per_move()) {  // not measured: NaN, as for a metric that does not apply
-      lane.summary.max_ratio_error = lane.summary.max_ratio_error_eps = kNaN;
-      lane.summary.max_ratio_error_normalised = kNaN;
-    }
     const auto t = Clock::now();
     try {
       lane.updater->reset(a0);
@@ -414,6 +413,7 @@ void LockstepExperiment::checkpoint() {
   writer_.append(handle_, reference_row);
   reference_elapsed_s_ += seconds_since(t0);
   ratio_condition_max_ = 0.0;
+  const bool moved = move_ > last_checkpoint_;
   last_checkpoint_ = move_;
 
   for (Lane& lane : lanes_) {
@@ -429,7 +429,11 @@ void LockstepExperiment::checkpoint() {
       c.log_det_error_eps = c.log_det_error / eps;
       c.sign_agrees = ld.sign == ref_log_det.sign;
     }
-    const double measured = per_move() ? 1.0 : kNaN;  // NaN: not measured
+    // NaN: not measured (checkpoint-only references, or moves since the
+    // last checkpoint none of whose ratios was defined and nonzero: from or
+    // onto singular matrices, or cycles without per-update ratios).
+    const bool any = lane.errors.count > 0 || !moved;
+    const double measured = per_move() && any ? 1.0 : kNaN;
     c.ratio_error_max = measured * lane.errors.max;
     c.ratio_error_max_eps = measured * lane.errors.max / eps;
     c.ratio_error_rms = measured * lane.errors.rms();
