@@ -2,18 +2,19 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+#include <toml++/toml.h>
+
 #include <cerrno>
 #include <cmath>
-#include <limits>
-#include <type_traits>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
-#include <sys/stat.h>
-#include <toml++/toml.h>
+#include <type_traits>
 
 #include "verify/inputs/replay.hpp"
 #include "slaterlab/strategies/sampling/scheme.hpp"
@@ -162,8 +163,12 @@ struct NumberRange {
       return fmt::format("a number in {}{}, {}{}", lo_open ? "(" : "[", number(lo), number(hi),
                          hi_open ? ")" : "]");
     }
-    if (std::isfinite(lo)) return fmt::format("a finite number {} {}", lo_open ? ">" : ">=", number(lo));
-    if (std::isfinite(hi)) return fmt::format("a finite number {} {}", hi_open ? "<" : "<=", number(hi));
+    if (std::isfinite(lo)) {
+      return fmt::format("a finite number {} {}", lo_open ? ">" : ">=", number(lo));
+    }
+    if (std::isfinite(hi)) {
+      return fmt::format("a finite number {} {}", hi_open ? "<" : "<=", number(hi));
+    }
     return "a finite number";
   }
   static std::string number(double x) { return fmt::format("{:g}", x); }
@@ -616,7 +621,8 @@ VmcRunConfig parse_vmc(const toml::table& t, const StudyConfig& study, const std
                                    NumberRange{0.0, 1.0, false, true});
   v.walkers = get_int<int>(t, "walkers", v.walkers, where, {1});
   v.sweeps = get_int<std::int64_t>(t, "sweeps", v.sweeps, where, {1, kMaxCount});
-  v.equilibration = get_int<std::int64_t>(t, "equilibration", v.equilibration, where, {0, kMaxCount});
+  v.equilibration =
+      get_int<std::int64_t>(t, "equilibration", v.equilibration, where, {0, kMaxCount});
   // Every walker moves each of its n electrons once per sweep.
   const std::int64_t sweeps = v.sweeps + v.equilibration;  // <= 2^54: no overflow
   checked_count({sweeps, v.walkers, n}, where,
@@ -643,7 +649,9 @@ void parse_reference(const toml::table* t, ReferenceConfig& r, const std::string
   const std::string where = source + ": [reference]";
   check_keys(*t, kReferenceKeys, where);
   const auto digits = get_int<std::int64_t>(*t, "digits", r.digits, where);
-  if (digits != 50 && digits != 100) fail(where, fmt::format("'digits' must be 50 or 100, got {}", digits));
+  if (digits != 50 && digits != 100) {
+    fail(where, fmt::format("'digits' must be 50 or 100, got {}", digits));
+  }
   r.digits = int(digits);
   r.recompute_every = get_int<int>(*t, "recompute_every", r.recompute_every, where, {0});
   r.certified_bits = get_int<long>(*t, "certified_bits", r.certified_bits, where, {32});
@@ -851,7 +859,9 @@ StudyConfig load_study(const std::string& path, const std::vector<std::string>& 
   if (!in) throw ConfigError(path + ": cannot open experiment file (" + std::strerror(errno) + ")");
   std::stringstream buffer;
   buffer << in.rdbuf();
-  if (in.bad()) throw ConfigError(path + ": cannot read experiment file (" + std::strerror(errno) + ")");
+  if (in.bad()) {
+    throw ConfigError(path + ": cannot read experiment file (" + std::strerror(errno) + ")");
+  }
   return parse_study(buffer.str(), path, overrides);
 }
 

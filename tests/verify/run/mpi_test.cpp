@@ -109,6 +109,11 @@ TEST(StudyUnits, AssignmentUsesEveryRankAndBalancesTheCost) {
   }
 }
 
+std::string slurp(const fs::path& file) {
+  std::ifstream in(file);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 bool same(double a, double b) {
   return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
 }
@@ -229,8 +234,7 @@ TEST_F(MpiRun, BadInputOnEveryRankExitsTwoWithoutOutput) {
   EXPECT_FALSE(fs::exists(dir_ / "bad.h5"));
   // The ranks agree on the refusal: rank 0 says why, once (the rest of
   // stderr is mpirun's own report of the exit code).
-  std::ifstream err_file(dir_ / "bad.h5.err");
-  const std::string err((std::istreambuf_iterator<char>(err_file)), std::istreambuf_iterator<char>());
+  const std::string err = slurp(dir_ / "bad.h5.err");
   std::size_t lines = 0;
   for (std::size_t at = err.find("slaterlab: "); at != std::string::npos;
        at = err.find("slaterlab: ", at + 1)) {
@@ -271,14 +275,17 @@ name = "sm"
   }
   // Both ranks are at work once their files exist (a bound, not a timing:
   // only a run that never starts takes that long).
-  const auto rank_partial = [&](int r) { return out.string() + ".rank" + std::to_string(r) + ".partial"; };
+  const auto rank_partial = [&](int r) {
+    return out.string() + ".rank" + std::to_string(r) + ".partial";
+  };
   for (int i = 0; i < 6000 && !(fs::exists(rank_partial(0)) && fs::exists(rank_partial(1))); ++i) {
     ::usleep(20000);
   }
   ASSERT_TRUE(fs::exists(rank_partial(0)) && fs::exists(rank_partial(1)));
   // SIGINT to every rank, as a batch system or a terminal's process group
   // sends it (mpirun forks the ranks).
-  const std::string ranks = "pgrep -P " + std::to_string(launcher) + " > " + (dir_ / "ranks").string();
+  const std::string ranks =
+      "pgrep -P " + std::to_string(launcher) + " > " + (dir_ / "ranks").string();
   ASSERT_EQ(std::system(ranks.c_str()), 0);
   std::ifstream list(dir_ / "ranks");
   int signalled = 0;
@@ -288,8 +295,7 @@ name = "sm"
   ASSERT_EQ(::waitpid(launcher, &status, 0), launcher);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 130);
-  std::ifstream err_file(dir_ / "err");
-  const std::string err((std::istreambuf_iterator<char>(err_file)), std::istreambuf_iterator<char>());
+  const std::string err = slurp(dir_ / "err");
   EXPECT_NE(err.find("slaterlab: interrupted; completed checkpoints of rank"), std::string::npos)
       << err;
   EXPECT_TRUE(fs::exists(rank_partial(0)));  // kept
