@@ -11,7 +11,8 @@ packages=(
   libflint-arb-dev libflint-dev libcli11-dev libtomlplusplus-dev libfmt-dev
   python3-h5py python3-numpy python3-matplotlib
   openmpi-bin libopenmpi-dev
-  libssl-dev gfortran
+  libssl-dev gfortran  # external kernels: SHA-256 of a library; the Fortran example
+  clang-14 libclang-rt-14-dev  # the fuzz preset: libFuzzer, ASan, UBSan (scripts/fuzz-readers.sh)
 )
 
 missing=()

@@ -120,7 +120,7 @@ void QrUpdater<Storage>::reset(const Eigen::MatrixXd& a) {
 
 template <class Storage>
 void QrUpdater<Storage>::refactorise() {
-  MatrixX<Storage> a = matrix().cast<Storage>();
+  MatrixX<Storage> a = matrix().template cast<Storage>();
   // Checked after rounding: a double entry beyond float's range becomes inf.
   if (!a.allFinite()) throw SingularMatrixError("matrix has a non-finite entry");
   HouseholderQr<Storage> f = householder_qr<Storage>(std::move(a));

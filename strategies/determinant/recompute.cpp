@@ -22,7 +22,7 @@ void Recompute<Storage>::reset(const Eigen::MatrixXd& a) {
 template <class Storage>
 Ratio Recompute<Storage>::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
   begin_proposal(k, new_column);
-  MatrixX<Storage> candidate = matrix().cast<Storage>();
+  MatrixX<Storage> candidate = matrix().template cast<Storage>();
   candidate.col(k) = new_column.cast<Storage>();
   try {
     candidate_ = lu_factor<Storage>(std::move(candidate)).log_det;

@@ -108,8 +108,9 @@ void ReplayReader::check_version() {
   std::int64_t version = 0;
   try {
     h5::read_attr(file_, kVersionAttr, version);
-  } catch (const h5::Failure&) {
-    bad(path_, std::string("root attribute '") + kVersionAttr + "' must be an integer");
+  } catch (const h5::Failure& failure) {
+    bad(path_, std::string("root attribute '") + kVersionAttr + "' must be an integer (" +
+                   failure.detail() + ")");
   }
   if (version < 1 || version > kReplaySchemaVersion) {
     bad(path_, fmt::format("{} {} is not supported (this build reads versions 1 to {})",
@@ -124,8 +125,8 @@ void ReplayReader::read_layout() {
   }
   try {
     h5::read_attr(file_, kLayoutAttr, layout_);
-  } catch (const h5::Failure&) {
-    bad(path_, "root attribute 'layout' must be a string");
+  } catch (const h5::Failure& failure) {
+    bad(path_, "root attribute 'layout' must be a string (" + failure.detail() + ")");
   }
   if (layout_ != "row-major" && layout_ != "column-major") {
     bad(path_, "layout '" + layout_ + "' must be \"row-major\" or \"column-major\"");

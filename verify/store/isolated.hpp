@@ -21,6 +21,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 
 namespace slaterlab {
@@ -44,5 +45,12 @@ void check_isolated(const std::function<void()>& check, std::chrono::seconds lim
 /// "the file is damaged: the reader crashed (SIGSEGV) inside the HDF5
 /// library", for the caller to prefix with the file.
 void check_file_isolated(const std::filesystem::path& path, const std::function<void()>& read);
+
+/// Whether check_file_isolated forks (on by default). The fuzz targets of
+/// the readers (tests/fuzz/) turn it off for structure-aware inputs, so that
+/// the sanitizers see the readers' own bugs in-process, and on for
+/// byte-level damage, which only this defence can meet. limit, when given,
+/// replaces the size-based time limit (small files read in milliseconds).
+void set_file_isolation(bool on, std::optional<std::chrono::seconds> limit = std::nullopt) noexcept;
 
 }  // namespace slaterlab
