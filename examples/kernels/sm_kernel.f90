@@ -201,12 +201,6 @@ contains
     status = SLATERLAB_OK
   end function
 
-  function k_flush(kernel, message) bind(c) result(status)
-    type(c_ptr), value :: kernel, message
-    integer(c_int) :: status
-    status = SLATERLAB_OK
-  end function
-
   function k_log_det(kernel, log_abs, sign, message) bind(c) result(status)
     type(c_ptr), value :: kernel, message
     real(c_double), intent(out) :: log_abs
@@ -245,7 +239,7 @@ contains
     api%ratio = c_funloc(k_ratio)
     api%accept = c_funloc(k_accept)
     api%reject = c_funloc(k_reject)
-    api%flush = c_funloc(k_flush)
+    api%flush = c_null_funptr  ! optional: nothing is ever queued
     api%log_det = c_funloc(k_log_det)
     api%inverse = c_funloc(k_inverse)
     api%apply_cycle = c_null_funptr

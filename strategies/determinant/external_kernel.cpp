@@ -185,12 +185,6 @@ void arm_guard() {
   }).detach();
 }
 
-std::string signal_name(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  const char* text = strsignal(sig);
-  return std::string("SIG") + (abbrev ? abbrev : std::to_string(sig)) + " (" + (text ? text : "") + ")";
-}
-
 const KernelLibrary& library_of(const UpdaterOptions& o) {
   if (o.library.empty()) throw std::invalid_argument("strategy 'kernel' needs 'library' (the shared library)");
   return load_kernel_library(o.library);
@@ -209,6 +203,13 @@ double kernel_call_timeout(Eigen::Index n) {
   // covers any start-up.
   const double n3 = double(n) * double(n) * double(n);
   return 10.0 + n3 / 1e7;
+}
+
+std::string describe_signal(int signal) {
+  const char* abbrev = sigabbrev_np(signal);
+  const char* text = strsignal(signal);
+  return std::string("SIG") + (abbrev ? abbrev : std::to_string(signal)) + " (" +
+         (text ? text : "unknown signal") + ")";
 }
 
 const KernelLibrary& load_kernel_library(const std::string& path) {
@@ -268,7 +269,7 @@ int ExternalKernel::guarded(const char* name, Call call) const {
   if (const int sig = sigsetjmp(jump, 0)) {
     dead_ = sig == SIGALRM
                 ? fmt_timeout(name)
-                : "crashed in " + std::string(name) + ": " + signal_name(sig);
+                : "crashed in " + std::string(name) + ": " + describe_signal(sig);
     throw std::runtime_error("kernel '" + library_.name + "' " + *dead_);
   }
   message_[0] = '\0';

@@ -42,6 +42,9 @@ const KernelLibrary& load_kernel_library(const std::string& path);
 /// $SLATERLAB_KERNEL_TIMEOUT when set to a positive number.
 double kernel_call_timeout(Eigen::Index n);
 
+/// "SIGSEGV (Segmentation fault)": how a crash is named in findings.
+std::string describe_signal(int signal);
+
 /// The adapter. The kernel instance is created at the first reset() (and
 /// again when N changes); accept() of a breakdown and the recompute cadence
 /// are handled as for every strategy (UpdaterBase): the kernel drops its

@@ -2,15 +2,13 @@
 
 #include <poll.h>
 #include <signal.h>
-#include <string.h>
-
-#include <algorithm>
-#include <cstring>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -48,13 +46,6 @@ bool write_all(int fd, const std::string& data) {
 }
 
 }  // namespace
-
-std::string describe_signal(int signal) {
-  const char* abbrev = sigabbrev_np(signal);
-  const char* text = strsignal(signal);
-  return std::string("SIG") + (abbrev ? abbrev : std::to_string(signal)) + " (" +
-         (text ? text : "unknown signal") + ")";
-}
 
 ChildOutcome run_in_child(const std::function<std::string()>& work, double timeout_seconds) {
   ChildOutcome out;

@@ -32,7 +32,4 @@ struct ChildOutcome {
 
 ChildOutcome run_in_child(const std::function<std::string()>& work, double timeout_seconds);
 
-/// "SIGSEGV (Segmentation fault)".
-std::string describe_signal(int signal);
-
 }  // namespace slaterlab
