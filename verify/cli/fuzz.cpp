@@ -17,7 +17,7 @@
 #include <unordered_map>
 
 #include "slaterlab/strategies/determinant/external_kernel.hpp"
-#include "verify/cli/child_process.hpp"
+#include "verify/store/child_process.hpp"
 #include "verify/inputs/replay.hpp"
 #include "verify/inputs/suggest.hpp"
 #include "verify/run/plan.hpp"

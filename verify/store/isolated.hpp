@@ -15,7 +15,8 @@
 // - Throws IsolatedFailure when check threw (what() is the exception's
 //   message, passed through a pipe), when the child was killed by a signal
 //   ("the reader crashed (SIGSEGV)") or ran past `limit` (then killed).
-// - Throws std::system_error when the child cannot be started.
+// - A child that cannot be started (no fork, no pipe) is IsolatedFailure
+//   (not crashed) naming why. The child is run_in_child's (child_process.hpp).
 // Call from one thread at a time; the child inherits only this thread.
 
 #include <chrono>

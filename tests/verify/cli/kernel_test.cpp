@@ -19,7 +19,7 @@
 
 #include "slaterlab/strategies/determinant/external_kernel.hpp"
 #include "tests/verify/scratch_test.hpp"
-#include "verify/cli/child_process.hpp"
+#include "verify/store/child_process.hpp"
 #include "verify/cli/fuzz.hpp"
 #include "verify/store/hdf5_store.hpp"
 

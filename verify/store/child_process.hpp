@@ -1,7 +1,7 @@
 #pragma once
 // Runs a piece of work in a forked child process, so that code that may
-// crash or hang (an external kernel under test) cannot take the caller
-// down with it.
+// crash or hang (an external kernel under test, libhdf5 on a damaged file)
+// cannot take the caller down with it.
 //
 // Contract of run_in_child(work, timeout):
 // - The child runs work() and sends its result (any bytes) back through a
@@ -11,7 +11,12 @@
 // - The parent waits at most `timeout_seconds` for the child to finish;
 //   past it the child is killed with SIGKILL and the outcome says
 //   timed_out.
-// - A child killed by a signal (a crash) reports it in `signal`; an
+// - A crash ends the child by its signal, reported in `signal`: the child
+//   restores the default action of the crash signals, so that handlers
+//   inherited from the parent (a fuzzer's, a sanitizer's) do not run there
+//   and write reports of their own. With quiet, the child's stderr goes to
+//   /dev/null (a sanitizer's report of damage inside a library is not the
+//   user's: the outcome says what happened). An
 //   exception escaping work() in the child is reported as its what() in
 //   `error`, as is a failure to fork or to make the pipe.
 // - Exactly one of: completed (result holds what work() returned),
@@ -30,6 +35,7 @@ struct ChildOutcome {
   std::string error;   // an exception in the child, or why no child ran
 };
 
-ChildOutcome run_in_child(const std::function<std::string()>& work, double timeout_seconds);
+ChildOutcome run_in_child(const std::function<std::string()>& work, double timeout_seconds,
+                          bool quiet = false);
 
 }  // namespace slaterlab

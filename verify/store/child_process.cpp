@@ -1,5 +1,6 @@
-#include "verify/cli/child_process.hpp"
+#include "verify/store/child_process.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -28,7 +29,15 @@ bool write_all(int fd, const std::string& data) {
   return true;
 }
 
-[[noreturn]] void child(int fd, const std::function<std::string()>& work) {
+// Present only in a sanitizer build (a weak reference is null otherwise).
+extern "C" void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+[[noreturn]] void child(int fd, const std::function<std::string()>& work, bool quiet) {
+  for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE}) ::signal(sig, SIG_DFL);
+  if (__sanitizer_set_death_callback != nullptr) __sanitizer_set_death_callback(nullptr);
+  if (quiet) {
+    if (const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC); null >= 0) ::dup2(null, 2);
+  }
   std::string message;
   char tag = 'R';
   try {
@@ -47,7 +56,8 @@ bool write_all(int fd, const std::string& data) {
 
 }  // namespace
 
-ChildOutcome run_in_child(const std::function<std::string()>& work, double timeout_seconds) {
+ChildOutcome run_in_child(const std::function<std::string()>& work, double timeout_seconds,
+                          bool quiet) {
   ChildOutcome out;
   int fds[2];
   if (::pipe(fds) != 0) {
@@ -66,7 +76,7 @@ ChildOutcome run_in_child(const std::function<std::string()>& work, double timeo
   }
   if (pid == 0) {
     ::close(fds[0]);
-    child(fds[1], work);
+    child(fds[1], work, quiet);
   }
   ::close(fds[1]);
   const auto deadline =
