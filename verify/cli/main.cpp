@@ -167,7 +167,16 @@ int run_command(const RunArgs& args, const std::string& command_line) {
 int table_command(const std::string& file, const std::string& format, const std::string& kind) {
   const TableFormat table_format = parse_table_format(format);
   const TableKind table_kind = parse_table_kind(kind);
-  fmt::print("{}", format_table(read_results(file, {.checkpoints = false}), table_format, table_kind));
+  const ResultsFile results = read_results(file, {.checkpoints = false});
+  fmt::print("{}", format_table(results, table_format, table_kind));
+  if (!results.committed) {
+    // A .partial is readable on purpose (README "How the file is written"),
+    // but its reader should know the run did not finish.
+    fmt::print(stderr,
+               "slaterlab: note: {} was not committed by a finished run (a killed or running "
+               "run's .partial): its last experiment may be incomplete\n",
+               file);
+  }
   return kExitOk;
 }
 

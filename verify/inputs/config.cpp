@@ -865,4 +865,18 @@ StudyConfig load_study(const std::string& path, const std::vector<std::string>& 
   return parse_study(buffer.str(), path, overrides);
 }
 
+VmcConfig sampler_config(const VmcRunConfig& v) {
+  VmcConfig c;
+  c.scheme = parse_scheme(v.scheme);
+  c.omega = v.omega;
+  c.walkers = v.walkers;
+  c.initial_width = 1.0 / std::sqrt(v.alpha);
+  c.equilibration_sweeps = v.equilibration;
+  c.sweeps = v.sweeps;
+  c.step = v.step;
+  c.tune_step = v.target_acceptance > 0;
+  if (c.tune_step) c.tuner.target = v.target_acceptance;
+  return c;
+}
+
 }  // namespace slaterlab

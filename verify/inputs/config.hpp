@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "slaterlab/strategies/determinant/updater_options.hpp"
+#include "slaterlab/strategies/sampling/vmc.hpp"
 #include "verify/inputs/workload.hpp"
 
 namespace slaterlab {
@@ -104,6 +105,10 @@ struct StudyConfig {
   /// The fully resolved definition (lists expanded, defaults filled) as TOML.
   std::string resolved_toml;
 };
+
+/// The sampler's settings of a VMC run (scheme, trap, walkers, sweeps, step
+/// and its tuner). Its validate() is part of the checks before any work.
+VmcConfig sampler_config(const VmcRunConfig& v);
 
 /// Parses and validates a study. `source` names the input in messages.
 /// `overrides` are "dotted.key=value" strings applied before validation: a

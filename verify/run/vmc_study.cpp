@@ -321,20 +321,6 @@ void VmcStudy::run_one(std::size_t index, RunReport& report) {
 
 }  // namespace
 
-VmcConfig sampler_config(const VmcRunConfig& v) {
-  VmcConfig c;
-  c.scheme = parse_scheme(v.scheme);
-  c.omega = v.omega;
-  c.walkers = v.walkers;
-  c.initial_width = 1.0 / std::sqrt(v.alpha);
-  c.equilibration_sweeps = v.equilibration;
-  c.sweeps = v.sweeps;
-  c.step = v.step;
-  c.tune_step = v.target_acceptance > 0;
-  if (c.tune_step) c.tuner.target = v.target_acceptance;
-  return c;
-}
-
 int reference_run_index(const std::vector<VmcRunConfig>& runs, std::size_t run) {
   const VmcRunConfig& v = runs[run];
   if (is_reference_like(v)) return -1;  // a reference is compared with the exact energy only

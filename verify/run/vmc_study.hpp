@@ -21,10 +21,6 @@ namespace slaterlab {
 /// that is itself of that kind has no reference.
 int reference_run_index(const std::vector<VmcRunConfig>& runs, std::size_t run);
 
-/// The sampler's settings of a VMC run (scheme, trap, walkers, sweeps, step
-/// and its tuner). Its validate() is part of the checks before any work.
-VmcConfig sampler_config(const VmcRunConfig& v);
-
 /// Runs every [[vmc]] run (references first), stores runs and orbital
 /// accuracies in `writer`, and adds failed checks (max_z_exact) to `report`.
 /// With options.schedule the walkers are spread over processes; a process

@@ -21,6 +21,7 @@
 
 #include "verify/store/hdf5_handle.hpp"
 #include "verify/store/isolated.hpp"
+#include "verify/store/names.hpp"
 
 namespace slaterlab {
 
@@ -483,11 +484,12 @@ std::string certified_prefix(std::string_view which) {
   return fmt::format("certified_{}.", which);
 }
 
+// The study reader refuses the same names first (one rule: names.hpp).
 void require_group_name(const std::string& name, std::string_view what) {
-  if (name.empty() || name == "." || name.find('/') != std::string::npos)
+  if (const auto problem = group_name_problem(name))
     throw std::invalid_argument(
-        fmt::format("{} name '{}' cannot name an HDF5 group (empty, '.' or contains '/')", what,
-                    name));
+        fmt::format("{} name '{}' cannot name a group of the results file: it {}", what, name,
+                    *problem));
 }
 
 [[noreturn]] void throw_errno(std::string_view action, const fs::path& path, int error) {

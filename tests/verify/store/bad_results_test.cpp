@@ -246,6 +246,10 @@ TEST_F(BadResults, OnlyACommittedFileCarriesTheCommittedMark) {
     writer.keep_partial();
   }  // destroyed without commit: the .partial of a killed run
   EXPECT_FALSE(read_results(partial_path(file)).committed);
+  // `table` shows it (a .partial is readable on purpose) and says it is one.
+  const auto shown = run("table " + partial_path(file).string());
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.err.find("was not committed by a finished run"), std::string::npos) << shown.err;
   const fs::path committed = good();
   {
     ResultWriter killed = ResultWriter::create(committed, {kTool, "a", "t", "h", "append", ""}, true);
