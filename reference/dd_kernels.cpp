@@ -16,7 +16,7 @@
 namespace slaterlab::reference::dd {
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SLATERLAB_DD_CLONES __attribute__((target_clones("arch=skylake-avx512", "arch=haswell", "default")))
+#define SLATERLAB_DD_CLONES __attribute__((target_clones("avx512f", "fma", "default")))
 #else
 #define SLATERLAB_DD_CLONES
 #endif

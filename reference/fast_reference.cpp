@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -72,6 +74,62 @@ double dot2_gamma2(double terms) { return dd::gamma(2 * terms) * dd::gamma(2 * t
 /// N^2 terms: relative error gamma_{N^2} < 1e-9 for N <= 4096).
 double up(double bound) { return bound * (1 + 1e-8); }
 
+/// M^{-1} = (L U)^{-1} from getri's A^{-1} = M^{-1} P: the row swaps of P,
+/// undone as column swaps in the order LAPACK made them.
+Eigen::MatrixXd unpermuted_inverse(const Eigen::MatrixXd& x, const std::vector<int>& pivots) {
+  Eigen::MatrixXd m = x;
+  for (int i = 0; i < int(pivots.size()); ++i) {
+    const int p = pivots[std::size_t(i)] - 1;
+    if (p != i) m.col(i).swap(m.col(p));
+  }
+  return m;
+}
+
+/// sum_i (|P| |Q|)_ii = sum_ik |P_ik| |Q_ki|.
+double trace_of_abs_product(const Eigen::MatrixXd& p, const Eigen::MatrixXd& q) {
+  return p.cwiseAbs().cwiseProduct(q.cwiseAbs().transpose()).sum();
+}
+
+// The bound of log|det A| at a factorisation (docs/fast-reference.md):
+// with M = L U, E = P A - L U, F = M^{-1} E and F^ the computed F,
+//  - dE, Dot2's error of E: |dE| <= 2u |E^| + gamma_{2N}^2 |L||U|;
+//  - the triangular solves: (L + dL)(U + dU) F^ = E^, |dL| <= gamma_N |L|,
+//    |dU| <= gamma_N |U| (Higham, Thm 8.5), so to first order
+//    |F^ - F| <= |M^{-1}| (|dE| + 2 gamma_N |L||U||F^|);
+//  - |tr(F^ - F)| <= sum_i of that diagonal, |M^{-1}| taken from getri's
+//    inverse (first order in its own error);
+//  - |tr F^2 - tr F^^2| <= 2 ||F^||_F ||dF||_F + ||dF||_F^2 and the series'
+//    remainder N f^3 / (3 (1 - f)), f = ||F||_1, with normwise ||dF||.
+// The |.| products are formed by dtrmm on non-negative matrices: their
+// roundings are relative, gamma_N, covered by up().
+double log_det_bound(const DoubleLu& lu, const Eigen::MatrixXd& l, const Eigen::MatrixXd& e,
+                     const Eigen::MatrixXd& f, const Eigen::MatrixXd& x, double trace2) {
+  const int n = int(lu.lu.rows());
+  const double nn = double(n);
+  const Eigen::MatrixXd minv = unpermuted_inverse(x, lu.pivots);
+  const Eigen::MatrixXd abs_l = l.cwiseAbs();
+  const Eigen::MatrixXd abs_u = lu.lu.triangularView<Eigen::Upper>().toDenseMatrix().cwiseAbs();
+  Eigen::MatrixXd lu_abs = abs_u;  // |L||U|
+  cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, n, 1.0,
+              abs_l.data(), n, lu_abs.data(), n);
+  Eigen::MatrixXd luf_abs = f.cwiseAbs();  // |L||U||F^|
+  cblas_dtrmm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, n, 1.0,
+              abs_u.data(), n, luf_abs.data(), n);
+  cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, n, 1.0,
+              abs_l.data(), n, luf_abs.data(), n);
+  const double trace_error = up(2 * kU * trace_of_abs_product(minv, e) +
+                                dot2_gamma2(nn) * trace_of_abs_product(minv, lu_abs) +
+                                2 * dd::gamma(nn) * trace_of_abs_product(minv, luf_abs));
+  // Normwise dF for the second-order terms.
+  const double df_f = up(minv.norm() * (2 * kU * e.norm() + dot2_gamma2(nn) * lu_abs.norm() +
+                                        2 * dd::gamma(nn) * luf_abs.norm()));
+  const double f_f = f.norm();
+  const double fnorm = up(norm_1(f) + std::sqrt(nn) * df_f);
+  const double square_error = (2 * f_f + df_f) * df_f + 2 * kU * trace2;
+  const double remainder = fnorm < 0.5 ? nn * fnorm * fnorm * fnorm / (3 * (1 - fnorm)) : kInf;
+  return up(trace_error + square_error + remainder + 4 * kU * kU * nn);
+}
+
 }  // namespace
 
 void FastReference::require_ready(const char* what) const {
@@ -134,21 +192,9 @@ void FastReference::factorize_with_log_det() {
   const double trace2 = fm.cwiseProduct(fm.transpose()).sum();
   log_correction_ = dd::add(trace, -0.5 * trace2);
 
-  // The bound (docs/fast-reference.md, "log|det| at a factorisation"):
-  const double nn = double(n);
-  const Eigen::MatrixXd u = f.lu.triangularView<Eigen::Upper>();
-  const double x_f = x_.norm(), l_f = l.triangularView<Eigen::Lower>().toDenseMatrix().norm(),
-               u_f = u.norm(), f_f = fm.norm();
-  // dE: Dot2's error, |dE| <= u |E| + gamma_{2N}^2 |L||U| (plus E's dropped low part).
-  const double de_f = 2 * kU * eh.norm() + dot2_gamma2(nn) * l_f * u_f;
-  // The triangular solves: (L + dL)(U + dU) F^ = E, |dL| <= gamma_N |L|, |dU| <= gamma_N |U|.
-  const double df_f = x_f * (de_f + 2 * dd::gamma(nn) * l_f * u_f * f_f);
-  const double fnorm = up(norm_1(fm)) + std::sqrt(nn) * df_f;  // ||F||_1 <= ||F^||_1 + sqrt(N) ||dF||_F
-  // |tr dF| <= sqrt(N) ||dF||_F; |tr(F^2) - tr(F^2)| <= 2 ||F||_F ||dF||_F + ||dF||_F^2.
-  const double trace_error = std::sqrt(nn) * df_f + (f_f + df_f) * df_f + 2 * kU * std::abs(trace2);
-  const double remainder = fnorm < 0.5 ? nn * fnorm * fnorm * fnorm / (3 * (1 - fnorm)) : kInf;
-  log_bound_ = up(trace_error + remainder + 4 * kU * kU * nn);
-  contraction_ = std::max(fnorm, 2 * nn * kU * norm_1(a_) * norm_1(x_));
+  log_bound_ = log_det_bound(f, l, eh, fm, x_, std::abs(trace2));
+  const double fnorm = up(norm_1(fm));
+  contraction_ = std::max(fnorm, 2 * double(n) * kU * norm_1(a_) * norm_1(x_));
   a_frobenius_ = a_.norm();
 }
 
