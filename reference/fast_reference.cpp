@@ -3,6 +3,8 @@
 
 #include "slaterlab/reference/fast_reference.hpp"
 
+#include "slaterlab/reference/lu_residual.hpp"
+
 #include <cblas.h>
 
 #include <algorithm>
@@ -13,18 +15,12 @@
 #include <string>
 #include <vector>
 
-extern "C" {
-void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
-void dgetri_(const int* n, double* a, const int* lda, const int* ipiv, double* work,
-             const int* lwork, int* info);
-}
 
 namespace slaterlab::reference {
 namespace {
 
 using dd::Dd;
-constexpr double kU = dd::kUnitRoundoff;
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using namespace detail;
 // The refinement of a ratio stops at this many steps; with a contraction
 // below 1e-4 (kept by refactorising the preconditioner) four reach dd.
 constexpr int kMaxSteps = 8;
@@ -32,100 +28,24 @@ constexpr int kMaxSteps = 8;
 // move: each step then gains less than four digits.
 constexpr double kRenewContraction = 1e-4;
 
-double norm_1(const Eigen::MatrixXd& m) { return m.cwiseAbs().colwise().sum().maxCoeff(); }
-double norm_inf(const Eigen::MatrixXd& m) { return m.cwiseAbs().rowwise().sum().maxCoeff(); }
-
-struct DoubleLu {
-  Eigen::MatrixXd lu;
-  std::vector<int> pivots;  // LAPACK's 1-based ipiv
-};
-
-DoubleLu double_lu(const Eigen::MatrixXd& a) {
-  if (!a.allFinite()) throw SingularMatrixError("fast reference: the matrix has non-finite entries");
-  DoubleLu f{a, std::vector<int>(std::size_t(a.rows()))};
-  const int n = int(a.rows());
-  int info = 0;
-  dgetrf_(&n, &n, f.lu.data(), &n, f.pivots.data(), &info);
-  if (info > 0) {
-    throw SingularMatrixError("fast reference: exactly zero pivot " + std::to_string(info) +
-                              " in the double LU");
-  }
-  return f;
-}
-
-Eigen::MatrixXd lu_inverse(const DoubleLu& f) {
-  Eigen::MatrixXd x = f.lu;
-  const int n = int(x.rows());
-  int info = 0, lwork = -1;
-  double query = 0;
-  dgetri_(&n, x.data(), &n, f.pivots.data(), &query, &lwork, &info);
-  lwork = std::max(1, int(query));
-  std::vector<double> work(static_cast<std::size_t>(lwork));
-  dgetri_(&n, x.data(), &n, f.pivots.data(), work.data(), &lwork, &info);
-  if (info > 0) throw SingularMatrixError("fast reference: singular U in the double inverse");
-  return x;
-}
-
-/// gamma_k^2: Dot2's bound per unit of sum |terms| (dd_kernels.hpp).
-double dot2_gamma2(double terms) { return dd::gamma(2 * terms) * dd::gamma(2 * terms); }
-
-/// Rounds a computed bound up generously enough to cover the roundings of
-/// the few double operations that produced it (each norm is a sum of at most
-/// N^2 terms: relative error gamma_{N^2} < 1e-9 for N <= 4096).
-double up(double bound) { return bound * (1 + 1e-8); }
-
-/// M^{-1} = (L U)^{-1} from getri's A^{-1} = M^{-1} P: the row swaps of P,
-/// undone as column swaps in the order LAPACK made them.
-Eigen::MatrixXd unpermuted_inverse(const Eigen::MatrixXd& x, const std::vector<int>& pivots) {
-  Eigen::MatrixXd m = x;
-  for (int i = 0; i < int(pivots.size()); ++i) {
-    const int p = pivots[std::size_t(i)] - 1;
-    if (p != i) m.col(i).swap(m.col(p));
-  }
-  return m;
-}
-
-/// sum_i (|P| |Q|)_ii = sum_ik |P_ik| |Q_ki|.
-double trace_of_abs_product(const Eigen::MatrixXd& p, const Eigen::MatrixXd& q) {
-  return p.cwiseAbs().cwiseProduct(q.cwiseAbs().transpose()).sum();
-}
-
-// The bound of log|det A| at a factorisation (docs/fast-reference.md):
-// with M = L U, E = P A - L U, F = M^{-1} E and F^ the computed F,
+// The bound of log|det A| at a factorisation (docs/fast-reference.md), first
+// order in the triangular solves' error:
 //  - dE, Dot2's error of E: |dE| <= 2u |E^| + gamma_{2N}^2 |L||U|;
-//  - the triangular solves: (L + dL)(U + dU) F^ = E^, |dL| <= gamma_N |L|,
-//    |dU| <= gamma_N |U| (Higham, Thm 8.5), so to first order
-//    |F^ - F| <= |M^{-1}| (|dE| + 2 gamma_N |L||U||F^|);
-//  - |tr(F^ - F)| <= sum_i of that diagonal, |M^{-1}| taken from getri's
-//    inverse (first order in its own error);
+//  - the solves: (L + dL)(U + dU) F^ = E^, |dL| <= gamma_N |L|, |dU| <= gamma_N |U|
+//    (Higham, Thm 8.5), so |F^ - F| <= |M^{-1}| (|dE| + 2 gamma_N |L||U||F^|);
+//  - |tr(F^ - F)| <= sum_i of that diagonal, |M^{-1}| from getri's inverse;
 //  - |tr F^2 - tr F^^2| <= 2 ||F^||_F ||dF||_F + ||dF||_F^2 and the series'
 //    remainder N f^3 / (3 (1 - f)), f = ||F||_1, with normwise ||dF||.
-// The |.| products are formed by dtrmm on non-negative matrices: their
-// roundings are relative, gamma_N, covered by up().
-double log_det_bound(const DoubleLu& lu, const Eigen::MatrixXd& l, const Eigen::MatrixXd& e,
-                     const Eigen::MatrixXd& f, const Eigen::MatrixXd& x, double trace2) {
-  const int n = int(lu.lu.rows());
-  const double nn = double(n);
-  const Eigen::MatrixXd minv = unpermuted_inverse(x, lu.pivots);
-  const Eigen::MatrixXd abs_l = l.cwiseAbs();
-  const Eigen::MatrixXd abs_u = lu.lu.triangularView<Eigen::Upper>().toDenseMatrix().cwiseAbs();
-  Eigen::MatrixXd lu_abs = abs_u;  // |L||U|
-  cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, n, 1.0,
-              abs_l.data(), n, lu_abs.data(), n);
-  Eigen::MatrixXd luf_abs = f.cwiseAbs();  // |L||U||F^|
-  cblas_dtrmm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, n, 1.0,
-              abs_u.data(), n, luf_abs.data(), n);
-  cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, n, 1.0,
-              abs_l.data(), n, luf_abs.data(), n);
-  const double trace_error = up(2 * kU * trace_of_abs_product(minv, e) +
-                                dot2_gamma2(nn) * trace_of_abs_product(minv, lu_abs) +
-                                2 * dd::gamma(nn) * trace_of_abs_product(minv, luf_abs));
-  // Normwise dF for the second-order terms.
-  const double df_f = up(minv.norm() * (2 * kU * e.norm() + dot2_gamma2(nn) * lu_abs.norm() +
-                                        2 * dd::gamma(nn) * luf_abs.norm()));
-  const double f_f = f.norm();
-  const double fnorm = up(norm_1(f) + std::sqrt(nn) * df_f);
-  const double square_error = (2 * f_f + df_f) * df_f + 2 * kU * trace2;
+double log_det_bound(const LuResidual& r) {
+  const double nn = double(r.f.rows());
+  const double trace_error = up(2 * kU * trace_of_abs_product(r.minv, r.eh) +
+                                dot2_gamma2(nn) * trace_of_abs_product(r.minv, r.lu_abs) +
+                                2 * dd::gamma(nn) * trace_of_abs_product(r.minv, r.luf_abs));
+  const double df_f = up(r.minv.norm() * (2 * kU * r.eh.norm() + dot2_gamma2(nn) * r.lu_abs.norm() +
+                                          2 * dd::gamma(nn) * r.luf_abs.norm()));
+  const double f_f = r.f.norm();
+  const double fnorm = up(norm_1(r.f) + std::sqrt(nn) * df_f);
+  const double square_error = (2 * f_f + df_f) * df_f + 2 * kU * std::abs(r.trace2);
   const double remainder = fnorm < 0.5 ? nn * fnorm * fnorm * fnorm / (3 * (1 - fnorm)) : kInf;
   return up(trace_error + square_error + remainder + 4 * kU * kU * nn);
 }
@@ -165,36 +85,14 @@ void FastReference::recompute() {
 // |remainder| <= N f^3 / (3 (1 - f)), f = ||F||_1 >= spectral radius.
 void FastReference::factorize_with_log_det() {
   const int n = int(a_.rows());
-  DoubleLu f = double_lu(a_);
-  x_ = lu_inverse(f);
+  LuResidual r = lu_residual(a_);
   det_ = dd::ScaledProduct{};
-  Eigen::MatrixXd pa = a_;
-  for (int i = 0; i < n; ++i) {
-    const int p = f.pivots[std::size_t(i)] - 1;
-    if (p != i) {
-      pa.row(i).swap(pa.row(p));
-      det_.multiply({-1.0, 0.0});
-    }
-    det_.multiply({f.lu(i, i), 0.0});
-  }
-  Eigen::MatrixXd l = f.lu;
-  l.diagonal().setOnes();  // the unit diagonal; residual_gemm reads only i >= k
-  Eigen::MatrixXd eh(n, n), el(n, n);
-  dd::residual_gemm(n, n, n, l.data(), n, dd::Shape::lower, f.lu.data(), n, dd::Shape::upper,
-                    pa.data(), n, eh.data(), el.data(), n);
-  Eigen::MatrixXd fm = eh;
-  cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, n, 1.0,
-              f.lu.data(), n, fm.data(), n);
-  cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, n, 1.0,
-              f.lu.data(), n, fm.data(), n);
-  Dd trace{};
-  for (int i = 0; i < n; ++i) trace = dd::add(trace, fm(i, i));
-  const double trace2 = fm.cwiseProduct(fm.transpose()).sum();
-  log_correction_ = dd::add(trace, -0.5 * trace2);
-
-  log_bound_ = log_det_bound(f, l, eh, fm, x_, std::abs(trace2));
-  const double fnorm = up(norm_1(fm));
-  contraction_ = std::max(fnorm, 2 * double(n) * kU * norm_1(a_) * norm_1(x_));
+  det_.multiply({double(r.swap_sign), 0.0});
+  for (int i = 0; i < n; ++i) det_.multiply({r.lu.lu(i, i), 0.0});
+  log_correction_ = dd::add(r.trace, -0.5 * r.trace2);
+  log_bound_ = log_det_bound(r);
+  contraction_ = std::max(up(norm_1(r.f)), 2 * double(n) * kU * norm_1(a_) * norm_1(r.x));
+  x_ = std::move(r.x);
   a_frobenius_ = a_.norm();
 }
 
