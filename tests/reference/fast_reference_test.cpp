@@ -17,8 +17,6 @@
 
 #include <gtest/gtest.h>
 
-#include <Eigen/QR>
-
 #include <cmath>
 #include <random>
 
@@ -34,21 +32,7 @@ using reference::MpReference;
 constexpr double kU = 0x1p-53;
 
 Eigen::MatrixXd gaussian(Eigen::Index rows, Eigen::Index cols, std::mt19937_64& rng) {
-  std::normal_distribution<double> normal;
-  Eigen::MatrixXd m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = normal(rng);
-  return m;
-}
-
-/// U diag(s) V^T, s_i = kappa^(-i / (N - 1)): 2-norm condition number kappa
-/// before the rounding to double.
-Eigen::MatrixXd randsvd(Eigen::Index n, double kappa, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const Eigen::MatrixXd u = Eigen::HouseholderQR<Eigen::MatrixXd>(gaussian(n, n, rng)).householderQ();
-  const Eigen::MatrixXd v = Eigen::HouseholderQR<Eigen::MatrixXd>(gaussian(n, n, rng)).householderQ();
-  Eigen::VectorXd s(n);
-  for (Eigen::Index i = 0; i < n; ++i) s(i) = std::pow(kappa, -double(i) / double(n - 1));
-  return u * s.asDiagonal() * v.transpose();
+  return seeded_gaussian(rows, cols, rng);
 }
 
 double ratio_tolerance(const reference::FastRatio& f, double mp) {
@@ -106,7 +90,7 @@ TEST(FastReference, AgreesWithMpWithinItsBoundsFromKappa1To1e12) {
   for (const Eigen::Index n : {8, 32, 128}) {
     for (const double kappa : {1.0, 1e4, 1e8, 1e12}) {
       const std::string where = "N=" + std::to_string(n) + " kappa=" + std::to_string(kappa);
-      const Eigen::MatrixXd a = randsvd(n, kappa, std::uint64_t(n) * 31 + std::uint64_t(std::log10(kappa)));
+      const Eigen::MatrixXd a = seeded_randsvd(n, kappa, std::uint64_t(n) * 31 + std::uint64_t(std::log10(kappa)));
       FastReference fast;
       MpReference mp(kTruthDigits);
       fast.reset(a);
@@ -134,7 +118,7 @@ TEST(FastReference, AgreesWithMpWithinItsBoundsFromKappa1To1e12) {
 
 TEST(FastReference, NearSingularMovesStayWithinTheirBounds) {
   constexpr Eigen::Index n = 32;
-  const Eigen::MatrixXd a = randsvd(n, 10.0, 5);
+  const Eigen::MatrixXd a = seeded_randsvd(n, 10.0, 5);
   for (const double delta : {1e-8, 1e-12, 1e-15}) {
     FastReference fast;
     MpReference mp(kTruthDigits);
@@ -161,7 +145,7 @@ TEST(FastReference, NearSingularMovesStayWithinTheirBounds) {
 
 TEST(FastReference, BeyondDoublePrecisionNothingIsTrusted) {
   constexpr Eigen::Index n = 32;
-  const Eigen::MatrixXd a = randsvd(n, 1e18, 3);
+  const Eigen::MatrixXd a = seeded_randsvd(n, 1e18, 3);
   FastReference fast;
   fast.reset(a);
   EXPECT_FALSE(fast.log_det().trusted);

@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 
+#include "slaterlab/reference/certified.hpp"
 #include "slaterlab/reference/fast_reference.hpp"
 
 namespace slaterlab {
@@ -32,6 +33,19 @@ void fast_reset(benchmark::State& state, const ReferenceBenchUnits& units, Eigen
   state.counters["cost_vs_lu"] = seconds / units.lu_seconds(n);
   state.counters["log_det_bound"] = log_det.error_bound;
   state.counters["trusted"] = log_det.trusted;
+}
+
+void certified_blas(benchmark::State& state, const ReferenceBenchUnits& units, Eigen::Index n) {
+  const Eigen::MatrixXd a = gaussian(n, n, 22);
+  reference::CertifiedLogDet result;
+  double seconds = 0;
+  for (auto _ : state) {
+    const double t0 = units.cpu_seconds();
+    result = reference::certified_log_det_blas(a);
+    seconds = units.cpu_seconds() - t0;
+  }
+  state.counters["cost_vs_lu"] = seconds / units.lu_seconds(n);
+  state.counters["certified_bits"] = double(result.certified_bits);
 }
 
 void fast_inverse(benchmark::State& state, const ReferenceBenchUnits& units, Eigen::Index n) {
@@ -81,6 +95,10 @@ void register_fast_reference_benchmarks(const ReferenceBenchUnits& units) {
   benchmark::RegisterBenchmark("reference/fast-reset/N:1024", [units](benchmark::State& s) {
     fast_reset(s, units, 1024);
   })->Iterations(1)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("reference/certified-log-det-blas/N:1024",
+                               [units](benchmark::State& s) { certified_blas(s, units, 1024); })
+      ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("reference/fast-inverse/N:1024", [units](benchmark::State& s) {
     fast_inverse(s, units, 1024);
   })->Iterations(1)->Unit(benchmark::kMillisecond);
