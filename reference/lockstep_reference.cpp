@@ -1,0 +1,99 @@
+#include "slaterlab/reference/lockstep_reference.hpp"
+
+#include <cmath>
+
+namespace slaterlab::reference {
+
+const char* to_string(ReferenceEngine engine) { return engine == ReferenceEngine::mp ? "mp" : "fast"; }
+
+LockstepReference::LockstepReference(ReferenceEngine engine, int digits, int recompute_every)
+    : engine_(engine), digits_(digits), recompute_every_(recompute_every) {
+  validate_digits(digits);
+  if (engine_ == ReferenceEngine::mp) mp_.emplace(digits, recompute_every);
+}
+
+MpReference& LockstepReference::mp_here() const {
+  if (!mp_) mp_.emplace(digits_, recompute_every_);
+  if (!mp_current_) {
+    mp_->reset(fast_.matrix());
+    mp_current_ = true;
+  }
+  return *mp_;
+}
+
+void LockstepReference::reset(const Eigen::MatrixXd& a) {
+  if (engine_ == ReferenceEngine::mp) return mp_->reset(a);
+  mp_current_ = false;
+  mp_pending_ = false;
+  fast_.reset(a);
+}
+
+// mp is reset only when a result needs it, and then follows the moves whose
+// ratios it computed (an O(N^2) mp update) until a move is accepted without it.
+RatioInfo LockstepReference::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
+  if (engine_ == ReferenceEngine::mp) return mp_->ratio(k, new_column);
+  const FastRatio fast = fast_.ratio(k, new_column);
+  if (fast.trusted) return fast.info;
+  ++fallbacks_;
+  const RatioInfo info = mp_here().ratio(k, new_column);
+  mp_pending_ = true;
+  return info;
+}
+
+void LockstepReference::accept() {
+  if (engine_ == ReferenceEngine::mp) return mp_->accept();
+  fast_.accept();
+  if (mp_pending_) {
+    mp_pending_ = false;
+    mp_current_ = false;  // stays so if mp's accept throws
+    mp_->accept();
+    mp_current_ = true;
+  } else {
+    mp_current_ = false;
+  }
+}
+
+void LockstepReference::reject() {
+  if (engine_ == ReferenceEngine::mp) return mp_->reject();
+  fast_.reject();
+  if (mp_pending_) {
+    mp_pending_ = false;
+    mp_->reject();
+  }
+}
+
+MpLogDet LockstepReference::log_det() const {
+  if (engine_ == ReferenceEngine::mp) return mp_->log_det();
+  const FastLogDet fast = fast_.log_det();
+  if (fast.trusted) return fast.value;
+  ++fallbacks_;
+  return mp_here().log_det();
+}
+
+double LockstepReference::log_det_error_bound() const {
+  if (engine_ == ReferenceEngine::fast) {
+    const FastLogDet fast = fast_.log_det();
+    if (fast.trusted) return fast.error_bound;
+  }
+  const MpReference& mp = engine_ == ReferenceEngine::mp ? *mp_ : mp_here();
+  const double n = double(size());
+  return 16 * n * n * mp_epsilon(digits_) * mp.condition_1();
+}
+
+Eigen::MatrixXd LockstepReference::inverse() const {
+  if (engine_ == ReferenceEngine::mp) return mp_->inverse();
+  FastInverse fast = fast_.inverse();
+  if (fast.trusted) return std::move(fast.inverse);
+  ++fallbacks_;
+  return mp_here().inverse();
+}
+
+const Eigen::MatrixXd& LockstepReference::matrix() const {
+  return engine_ == ReferenceEngine::mp ? mp_->matrix() : fast_.matrix();
+}
+
+double LockstepReference::condition_1() const {
+  return engine_ == ReferenceEngine::mp ? mp_->condition_1() : fast_.condition_1();
+}
+
+}  // namespace slaterlab::reference
