@@ -30,6 +30,14 @@ enum class ReferenceEngine { mp, fast };
 
 const char* to_string(ReferenceEngine engine);
 
+/// From this N on, "auto" picks the fast engine: the mp reference's reset
+/// costs thousands of double LUs, and its moves hundreds of sm moves.
+inline constexpr Eigen::Index kFastReferenceMinN = 256;
+
+/// "mp", "fast", or "auto" (fast from kFastReferenceMinN on);
+/// std::invalid_argument for anything else.
+ReferenceEngine choose_reference_engine(const std::string& setting, Eigen::Index n);
+
 class LockstepReference {
  public:
   LockstepReference(ReferenceEngine engine, int digits, int recompute_every);
