@@ -50,7 +50,15 @@ RatioInfo LockstepReference::ratio(Eigen::Index k, const Eigen::VectorXd& new_co
 
 void LockstepReference::accept() {
   if (engine_ == ReferenceEngine::mp) return mp_->accept();
-  fast_.accept();
+  try {
+    fast_.accept();  // throws, its state unchanged, for an exactly zero ratio
+  } catch (...) {
+    if (mp_pending_) {
+      mp_pending_ = false;
+      mp_->reject();
+    }
+    throw;
+  }
   if (mp_pending_) {
     mp_pending_ = false;
     mp_current_ = false;  // stays so if mp's accept throws

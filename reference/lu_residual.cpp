@@ -71,6 +71,11 @@ double trace_of_abs_product(const Eigen::MatrixXd& p, const Eigen::MatrixXd& q) 
 LuResidual lu_residual(const Eigen::MatrixXd& a) {
   const int n = int(a.rows());
   LuResidual r;
+  // Every N x N matrix allocated before any O(N^3) work: a size that does
+  // not fit fails at once, not after minutes of factorisation.
+  for (Eigen::MatrixXd* m : {&r.l, &r.pa, &r.minv, &r.eh, &r.el, &r.f, &r.lu_abs, &r.luf_abs}) {
+    m->resize(n, n);
+  }
   r.lu = double_lu(a);
   const Eigen::MatrixXd& lu = r.lu.lu;
   r.x = lu_inverse(r.lu);
@@ -85,8 +90,6 @@ LuResidual lu_residual(const Eigen::MatrixXd& a) {
   }
   r.l = lu;
   r.l.diagonal().setOnes();  // residual_gemm reads only i >= k of a lower factor
-  r.eh.resize(n, n);
-  r.el.resize(n, n);
   dd::residual_gemm(n, n, n, r.l.data(), n, dd::Shape::lower, lu.data(), n, dd::Shape::upper,
                     r.pa.data(), n, r.eh.data(), r.el.data(), n);
   r.f = r.eh;
