@@ -93,11 +93,13 @@ void FastReference::factorize_with_log_det() {
   log_bound_ = log_det_bound(r);
   contraction_ = std::max(up(norm_1(r.f)), 2 * double(n) * kU * norm_1(a_) * norm_1(r.x));
   x_ = std::move(r.x);
+  updates_since_refactor_ = 0;
   a_frobenius_ = a_.norm();
 }
 
 void FastReference::refactor_preconditioner() {
   x_ = lu_inverse(double_lu(a_));
+  updates_since_refactor_ = 0;
   contraction_ = 2 * double(a_.rows()) * kU * norm_1(a_) * norm_1(x_);
   a_frobenius_ = a_.norm();
   ++refactorisations_;
@@ -108,19 +110,8 @@ void FastReference::refactor_preconditioner() {
 // ||e_k^T A^{-1}||_1 <= ||e_k^T X||_1 / (1 - theta), theta = ||I - X A|| (its
 // observed value: the first step's contraction), and ||r||_inf bounded by
 // the computed residual plus Dot2's error (gamma_{2N}^2 + gamma_N u) ||A||_inf ||y||_inf.
-FastRatio FastReference::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
-  require_ready("ratio");
-  if (pending_) {
-    throw std::logic_error("FastReference::ratio: a proposal is pending; accept() or reject() it");
-  }
+FastReference::Refined FastReference::refine(Eigen::Index k, const Eigen::VectorXd& new_column) {
   const int n = int(size());
-  if (k < 0 || k >= n) {
-    throw std::logic_error("FastReference::ratio: column index " + std::to_string(k) +
-                           " is out of range [0, " + std::to_string(n) + ")");
-  }
-  if (new_column.size() != n || !new_column.allFinite()) {
-    throw std::logic_error("FastReference::ratio: the new column has the wrong length or is not finite");
-  }
   Eigen::VectorXd yh(n), yl = Eigen::VectorXd::Zero(n), rh(n), rl(n), d(n);
   cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, x_.data(), n, new_column.data(), 1, 0.0,
               yh.data(), 1);
@@ -129,8 +120,8 @@ FastRatio FastReference::ratio(Eigen::Index k, const Eigen::VectorXd& new_column
   const double residual_floor = (dot2_gamma2(n) + dd::gamma(n) * 2 * kU) * a_inf;
   double theta = contraction_;
   double previous = yh.cwiseAbs().maxCoeff();
-  FastRatio out;
   double bound = kInf;
+  int steps = 0;
   for (int step = 0;; ++step) {
     dd::residual_gemv(n, n, a_.data(), n, yh.data(), yl.data(), new_column.data(), rh.data(),
                       rl.data());
@@ -138,7 +129,7 @@ FastRatio FastReference::ratio(Eigen::Index k, const Eigen::VectorXd& new_column
     const double r_inf = up((rh.cwiseAbs().maxCoeff() + rl.cwiseAbs().maxCoeff()) * (1 + kU) +
                             residual_floor * y_inf);
     bound = theta < 1 ? up(row_k * r_inf / (1 - theta)) : kInf;
-    out.refinement_steps = step;
+    steps = step;
     // Done at dd accuracy, or when another step cannot help.
     if (bound <= 8 * kU * kU * std::abs(yh(k)) || step == kMaxSteps) break;
     cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, x_.data(), n, rh.data(), 1, 0.0,
@@ -156,6 +147,34 @@ FastRatio FastReference::ratio(Eigen::Index k, const Eigen::VectorXd& new_column
     if (step > 0 && change > 0.5 * previous) break;  // stagnation: the refinement is at its floor
     previous = change;
   }
+  return {std::move(yh), std::move(yl), bound, theta, steps};
+}
+
+FastRatio FastReference::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
+  require_ready("ratio");
+  if (pending_) {
+    throw std::logic_error("FastReference::ratio: a proposal is pending; accept() or reject() it");
+  }
+  const int n = int(size());
+  if (k < 0 || k >= n) {
+    throw std::logic_error("FastReference::ratio: column index " + std::to_string(k) +
+                           " is out of range [0, " + std::to_string(n) + ")");
+  }
+  if (new_column.size() != n || !new_column.allFinite()) {
+    throw std::logic_error("FastReference::ratio: the new column has the wrong length or is not finite");
+  }
+  Refined y = refine(k, new_column);
+  // A preconditioner worn by updates may no longer contract: renew it once.
+  if (!(y.theta < 0.5 && std::isfinite(y.bound)) && updates_since_refactor_ > 0) {
+    refactor_preconditioner();
+    y = refine(k, new_column);
+  }
+  const Eigen::VectorXd& yh = y.hi;
+  const Eigen::VectorXd& yl = y.lo;
+  const double bound = y.bound;
+  const double theta = y.theta;
+  FastRatio out;
+  out.refinement_steps = y.steps;
   const Dd rho{yh(k), yl(k)};
   out.info.value = rho.hi + rho.lo;
   out.error_bound = bound;
@@ -193,7 +212,12 @@ void FastReference::accept() {
   a_.col(pending_k_) = pending_column_;
   a_frobenius_ = std::sqrt(std::max(0.0, a_frobenius_ * a_frobenius_ - old2 +
                                              pending_column_.squaredNorm()));
-  if (contraction_ > kRenewContraction) refactor_preconditioner();
+  ++updates_since_refactor_;
+  if (!std::isfinite(log_bound_)) {
+    factorize_with_log_det();  // a ratio without a bound: start log|det| afresh
+  } else if (contraction_ > kRenewContraction) {
+    refactor_preconditioner();
+  }
 }
 
 void FastReference::reject() {

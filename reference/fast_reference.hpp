@@ -83,6 +83,14 @@ class FastReference {
   void require_ready(const char* what) const;
   void factorize_with_log_det();
   void refactor_preconditioner();
+  /// y = A^{-1} a' refined (fast_reference.cpp), its bound for y_k and the contraction.
+  struct Refined {
+    Eigen::VectorXd hi, lo;
+    double bound = 0.0;
+    double theta = 0.0;
+    int steps = 0;
+  };
+  Refined refine(Eigen::Index k, const Eigen::VectorXd& new_column);
 
   Eigen::MatrixXd a_;
   Eigen::MatrixXd x_;  // double approximate inverse: the preconditioner
@@ -99,6 +107,7 @@ class FastReference {
   dd::Dd pending_rho_;
   double pending_bound_ = 0.0;
   std::int64_t refactorisations_ = 0;
+  std::int64_t updates_since_refactor_ = 0;  // Sherman-Morrison updates of x_
 };
 
 }  // namespace slaterlab::reference
