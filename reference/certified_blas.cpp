@@ -18,7 +18,8 @@
 //    f >= ||F||_inf >= the spectral radius, f < 1/2 required;
 //    |tr F^2 - tr F^^2| <= N (2 ||F^||_inf + d) d, d = ||F - F^||_inf; the
 //    double tr F^^2 errs by gamma_{N^2} ||F^||_F^2, the dd tr F^ by 2 N u^2 sum |F^_ii|.
-// Underflow adds at most 2^-1074 per rounding: covered by eta below.
+// Underflow adds at most 2^-1074 per plain rounding: covered by eta below.
+// TwoProd (Dot2) is error-free only without underflow: assumed.
 
 #include "slaterlab/reference/certified_blas.hpp"
 

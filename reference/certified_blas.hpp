@@ -4,7 +4,8 @@
 // lu_residual.hpp; this part returns the U_ii, the sign of det A, a dd
 // midpoint c of log det(I + F) and a radius with
 //   |log det(I + F) - c| <= radius
-// proven under IEEE binary64 round-to-nearest and BLAS kernels that evaluate
+// proven under IEEE binary64 round-to-nearest, no underflow in the exact
+// products of the dd residual, and BLAS kernels that evaluate
 // each entry of a product or triangular solve as a sum of the usual terms in
 // some order (with or without FMA, no Strassen-like algorithm); the
 // derivation is in docs/fast-reference.md. `failure` is non-empty (and
