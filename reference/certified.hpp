@@ -50,6 +50,13 @@ struct CertifiedInverse {
 CertifiedLogDet certified_log_det(const Eigen::MatrixXd& a,
                                   long precision_bits = kDefaultPrecisionBits);
 
+/// log|det A| at BLAS speed: a double LU, its residual in double-double and
+/// rigorous bounds of the rest (certified_blas.hpp, docs/fast-reference.md);
+/// Arb only sums the log|U_ii| (precision_bits = 128). certified_bits says
+/// how many bits the enclosure proves; it is not certified where the double
+/// LU is too inaccurate for the bound (about kappa N u > 1e-2).
+CertifiedLogDet certified_log_det_blas(const Eigen::MatrixXd& a);
+
 /// A^{-1} via arb_mat_inv.
 CertifiedInverse certified_inverse(const Eigen::MatrixXd& a,
                                    long precision_bits = kDefaultPrecisionBits);

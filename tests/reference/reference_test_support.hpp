@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "slaterlab/reference/mp.hpp"
@@ -101,6 +102,28 @@ inline Eigen::MatrixXd draw_singular(Eigen::Index n) {
   const Eigen::Index k = (j + *rc::gen::inRange<Eigen::Index>(1, n)) % n;
   a.col(k) = a.col(j);
   return a;
+}
+
+// --- seeded generators (outside properties) ----------------------------------
+
+inline Eigen::MatrixXd seeded_gaussian(Eigen::Index rows, Eigen::Index cols, std::mt19937_64& rng) {
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = normal(rng);
+  return m;
+}
+
+/// U diag(s) V^T with Haar-like U, V and s_i = kappa^(-i / (N - 1)): 2-norm
+/// condition number kappa before the rounding to double.
+inline Eigen::MatrixXd seeded_randsvd(Eigen::Index n, double kappa, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const Eigen::MatrixXd u =
+      Eigen::HouseholderQR<Eigen::MatrixXd>(seeded_gaussian(n, n, rng)).householderQ();
+  const Eigen::MatrixXd v =
+      Eigen::HouseholderQR<Eigen::MatrixXd>(seeded_gaussian(n, n, rng)).householderQ();
+  Eigen::VectorXd s(n);
+  for (Eigen::Index i = 0; i < n; ++i) s(i) = std::pow(kappa, -double(i) / double(n - 1));
+  return u * s.asDiagonal() * v.transpose();
 }
 
 }  // namespace slaterlab::testing

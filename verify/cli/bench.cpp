@@ -24,6 +24,7 @@
 #include "slaterlab/strategies/orbitals/bspline.hpp"
 #include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
 #include "verify/cli/bench_orbitals.hpp"
+#include "verify/cli/bench_references.hpp"
 
 namespace slaterlab {
 namespace {
@@ -330,6 +331,26 @@ void register_references() {
   })->Iterations(1)->Unit(benchmark::kSecond);
 }
 
+/// Seconds of one sm-double move (ratio + accept) at n: this run's walk when
+/// it ran, otherwise a walk of its own.
+double sm_move_seconds(Eigen::Index n) {
+  if (auto it = sm_rates().find({n, Precision::double_}); it != sm_rates().end()) {
+    return 1.0 / it->second;
+  }
+  const WalkData& data = walk_data(n);
+  const std::unique_ptr<DeterminantUpdater> sm = make_updater("sm", UpdaterOptions{});
+  sm->reset(data.start);
+  std::int64_t moves = 0;
+  const double t0 = thread_seconds();
+  do {
+    benchmark::DoNotOptimize(sm->ratio(moves % n, data.pool[std::size_t(moves) % data.pool.size()]));
+    sm->accept();
+  } while (++moves < 3 || thread_seconds() - t0 < bench_options().seconds);
+  const double seconds = (thread_seconds() - t0) / double(moves);
+  sm_rates()[{n, Precision::double_}] = 1.0 / seconds;
+  return seconds;
+}
+
 // ---- B-spline orbitals --------------------------------------------------------
 
 template <class T>
@@ -407,6 +428,8 @@ void register_all() {
     register_updates(n, Precision::single);
   }
   register_references();
+  register_fast_reference_benchmarks(
+      {lu_seconds, sm_move_seconds, thread_seconds, bench_options().seconds});
   register_device_cases();
 }
 

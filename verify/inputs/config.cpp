@@ -31,7 +31,7 @@ const std::vector<std::string> kRootKeys = {"study", "reference", "checks", "exp
                                             "strategy", "vmc"};
 const std::vector<std::string> kStudyKeys = {"name", "description", "seed"};
 const std::vector<std::string> kReferenceKeys = {"digits", "recompute_every", "certified_bits",
-                                                 "certify", "per_move"};
+                                                 "certify", "per_move", "engine"};
 const std::vector<std::string> kChecksKeys = {"sign_agreement", "max_ratio_error_normalised",
                                               "strategy_must_finish", "precisions", "max_z_exact",
                                               "delayed_within_guard_of_sm"};
@@ -657,6 +657,9 @@ void parse_reference(const toml::table* t, ReferenceConfig& r, const std::string
   r.certified_bits = get_int<long>(*t, "certified_bits", r.certified_bits, where, {32});
   r.certify = get_bool(*t, "certify", r.certify, where);
   r.per_move = get_bool(*t, "per_move", r.per_move, where);
+  r.engine = get_string(*t, "engine", r.engine, where);
+  if (r.engine != "auto" && r.engine != "mp" && r.engine != "fast")
+    fail(where, "'engine' must be \"auto\", \"mp\" or \"fast\", got \"" + r.engine + "\"");
 }
 
 void parse_checks(const toml::table* t, ChecksConfig& c, const std::string& source) {

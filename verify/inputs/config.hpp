@@ -72,6 +72,9 @@ struct ReferenceConfig {
   /// current matrix (O(N^3) mp). Ratio errors, flips and kappa_rho are then
   /// not measured (NaN), and experiments must use forced acceptance.
   bool per_move = true;
+  /// The lockstep reference: "mp", "fast" (FastReference, mp for every result
+  /// it does not trust), or "auto": fast from N = 256 on (reference/lockstep_reference.hpp).
+  std::string engine = "auto";
 };
 
 /// Pass/fail criteria of `slaterlab run` (exit code 1 when one fails).

@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 
+#include "slaterlab/reference/lockstep_reference.hpp"
 #include "slaterlab/strategies/orbitals/bspline.hpp"
 #include "verify/inputs/workload.hpp"
 #include "verify/run/vmc_study.hpp"
@@ -35,6 +36,14 @@ constexpr double kMpFactorSeconds100 = 1.5e-7;  // x N^3
 constexpr double kMpUpdateSeconds = 1.3e-7;     // x N^2 per move
 constexpr double kCertifySeconds128 = 2.7e-8;   // x N^3 per certification
 constexpr double kFlopsPerSecond = 2e9;
+// The fast reference (slaterlab bench, N = 1024, 2048): a reset of about 20
+// double LUs, a move of 14 sm-double moves, the checkpoint inverse 29 LUs;
+// its own matrices (A, X) plus about 12 N^2 doubles while factorising.
+constexpr double kFastFactorSeconds = 4e-10;   // x N^3
+constexpr double kFastUpdateSeconds = 1.4e-8;  // x N^2 per move
+constexpr double kFastInverseSeconds = 6e-10;  // x N^3 per checkpoint
+constexpr double kFastPersistentDoubles = 2;   // x N^2
+constexpr double kFastFactorDoubles = 12;      // x N^2
 
 double storage_bytes(Precision p) { return p == Precision::double_ ? 8.0 : 4.0; }
 
@@ -64,14 +73,19 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
       item.seconds += double(e.moves) * (2.0 / 3.0) * n * n * n / kFlopsPerSecond;
     }
   }
+  const bool fast = reference::choose_reference_engine(study.reference.engine,
+                                                      Eigen::Index(e.workload.n)) ==
+                    reference::ReferenceEngine::fast;
   const double mp = mp_bytes(study.reference.digits);
-  persistent += mp * entries;  // the mp reference's inverse
+  // The mp reference's inverse, or the fast reference's matrices.
+  persistent += (fast ? 8 * kFastPersistentDoubles : mp) * entries;
   if (e.workload.kind == "replay") persistent += double(e.moves) * n * 8 + entries * 8;
 
   const double bits = double(study.reference.certified_bits);
   const double ball = kArbBallBytes + 2 * std::max(0.0, bits - 128) / 8;  // mid and radius limbs
   const double certify = study.reference.certify ? kArbMatrices * ball * entries : 0;
-  const double transient = std::max({kMpFactorCopies * mp * entries, kMetricsBytes * entries, certify});
+  const double factor_bytes = fast ? 8 * kFastFactorDoubles : kMpFactorCopies * mp;
+  const double transient = std::max({factor_bytes * entries, kMetricsBytes * entries, certify});
   item.bytes = persistent + transient;
 
   // Per-move references factorise at reset and on the recompute cadence
@@ -83,10 +97,14 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
                                 : 1 + (study.reference.recompute_every > 0
                                            ? double(e.moves) / double(study.reference.recompute_every)
                                            : 0.0);
-  const double factor_seconds =
-      study.reference.digits > 50 ? kMpFactorSeconds100 : kMpFactorSeconds50;
+  const double factor_seconds = fast                          ? kFastFactorSeconds
+                                : study.reference.digits > 50 ? kMpFactorSeconds100
+                                                              : kMpFactorSeconds50;
   item.seconds += factorisations * factor_seconds * n * n * n;
-  if (study.reference.per_move) item.seconds += double(e.moves) * kMpUpdateSeconds * entries;
+  if (study.reference.per_move) {
+    item.seconds += double(e.moves) * (fast ? kFastUpdateSeconds : kMpUpdateSeconds) * entries;
+  }
+  if (fast) item.seconds += checkpoints * kFastInverseSeconds * n * n * n;
   if (study.reference.certify) {
     item.seconds += 2 * kCertifySeconds128 * std::max(1.0, bits / 128) * n * n * n;
   }

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "slaterlab/reference/certified.hpp"
+#include "slaterlab/reference/lockstep_reference.hpp"
 #include "slaterlab/reference/mp.hpp"
 #include "slaterlab/strategies/determinant/delayed_update.hpp"
 #include "slaterlab/strategies/determinant/precision.hpp"
@@ -145,7 +146,8 @@ class LockstepExperiment {
         strategies_(std::move(strategies)),
         writer_(writer),
         workload_(make_workload(workload_to_run(experiment))),
-        reference_(study.reference.digits, study.reference.recompute_every),
+        reference_(reference::choose_reference_engine(study.reference.engine, experiment.workload.n),
+                   study.reference.digits, study.reference.recompute_every),
         decisions_(Rng::stream(experiment.workload.seed, 1)) {}
 
   /// Runs all moves; returns false when interrupted.
@@ -189,7 +191,7 @@ class LockstepExperiment {
   std::vector<const StrategyConfig*> strategies_;  // the ones this process runs
   ResultWriter& writer_;
   std::unique_ptr<Workload> workload_;
-  reference::MpReference reference_;
+  reference::LockstepReference reference_;
   Rng decisions_;
   ExperimentHandle handle_;
   std::vector<Lane> lanes_;
@@ -507,13 +509,11 @@ void LockstepExperiment::certify(const char* which) {
   c.message = certified.message;
   const long double mp = reference_.log_det().log_abs;
   c.mp_log_abs = double(mp);
-  // The mp value is not exact: its long double rounding (2 eps_ld |mp|) plus
-  // the error of its mp LU and updates, bounded by 16 N^2 u_mp kappa_1 (the
-  // same model the reference's tests use).
-  const double n = double(reference_.size());
-  const long double slack =
-      2 * std::numeric_limits<long double>::epsilon() * std::abs(mp) +
-      16 * n * n * reference::mp_epsilon(study_.reference.digits) * reference_.condition_1();
+  // The reference value is not exact: its long double rounding (2 eps_ld |mp|)
+  // plus its own error bound (mp: 16 N^2 u_mp kappa_1, the model the
+  // reference's tests use; fast: its a-posteriori bound).
+  const long double slack = 2 * std::numeric_limits<long double>::epsilon() * std::abs(mp) +
+                            reference_.log_det_error_bound();
   c.mp_inside = c.certified && std::abs(mp - (long double)c.log_abs_mid) <=
                                    (long double)c.log_abs_radius + slack;
   writer_.set_certified(handle_, which, c);
@@ -567,6 +567,8 @@ void LockstepExperiment::check_against_sm(const Lane& lane, const Add& add) cons
 
 void LockstepExperiment::finish(std::vector<CheckFailure>& failures) {
   certify("final");
+  writer_.set_reference_engine(
+      handle_, {reference::to_string(reference_.engine()), reference_.fallbacks()});
   for (Lane& lane : lanes_) {
     writer_.finish_strategy(lane.handle, lane.summary);
     check(lane, failures);

@@ -179,6 +179,13 @@ void visit_fields(R& r, F&& f) {
   FIELD(message, "text", "why certification failed (empty otherwise)");
 }
 
+template <class R, class F>
+  requires std::same_as<std::remove_const_t<R>, ReferenceEngineInfo>
+void visit_fields(R& r, F&& f) {
+  FIELD(engine, "text", "lockstep reference: mp, or fast (mp for the results it does not trust)");
+  FIELD(fallbacks, "count", "fast: results taken from mp because the fast bound was too large");
+}
+
 // RunMetadata minus config_toml (the /config dataset).
 template <class R, class F>
   requires std::same_as<std::remove_const_t<R>, RunMetadata>
@@ -475,6 +482,7 @@ constexpr const char* kOrbitals = "orbitals";
 constexpr const char* kSchemaAttr = "schema_version";
 constexpr const char* kParamPrefix = "param.";
 constexpr const char* kAppendedPrefix = "appended.";
+constexpr const char* kReferenceEnginePrefix = "reference.";
 constexpr const char* kSummaryKeys = "summary_keys";  // written last: marks a finished strategy
 // 1 once commit() closed the file and renamed it to its final name; 0 in a
 // .partial, so that the file of a killed run is never taken as complete.
@@ -897,6 +905,16 @@ void ResultWriter::set_certified(ExperimentHandle experiment, std::string_view w
   });
 }
 
+void ResultWriter::set_reference_engine(ExperimentHandle experiment,
+                                        const ReferenceEngineInfo& info) {
+  auto& w = *impl_;
+  auto& e = w.experiment(experiment);
+  w.guarded([&] {
+    write_fields(e.group, kReferenceEnginePrefix, info);
+    w.flush();
+  });
+}
+
 void ResultWriter::finish_strategy(StrategyHandle strategy, const StrategySummary& summary) {
   auto& w = *impl_;
   auto& s = w.strategy(strategy);
@@ -1027,6 +1045,8 @@ ExperimentResult read_experiment(hid_t experiments, const std::string& name,
       read_optional<CertifiedLogDet>(group, certified_prefix("initial"), "certified");
   result.certified_final =
       read_optional<CertifiedLogDet>(group, certified_prefix("final"), "certified");
+  result.reference_engine =
+      read_optional<ReferenceEngineInfo>(group, kReferenceEnginePrefix, "engine");
   if (auto appended = read_optional<RunMetadata>(group, kAppendedPrefix, "tool_version")) {
     h5::read_attr(group, std::string(kAppendedPrefix) + kConfig, appended->config_toml);
     result.appended_by = std::move(appended);

@@ -99,6 +99,8 @@ class ResultWriter {
   /// call for the same matrix replaces the first.
   void set_certified(ExperimentHandle experiment, std::string_view which,
                      const CertifiedLogDet& certified);
+  /// Records the experiment's lockstep reference; a second call replaces the first.
+  void set_reference_engine(ExperimentHandle experiment, const ReferenceEngineInfo& info);
   /// Adds /vmc/<name>: a finished VMC run, written whole and flushed (a
   /// killed study keeps every finished run). A repeated name is
   /// std::invalid_argument.
@@ -141,6 +143,7 @@ struct ExperimentResult {
   ExperimentInfo info;
   std::optional<CertifiedLogDet> certified_initial;
   std::optional<CertifiedLogDet> certified_final;
+  std::optional<ReferenceEngineInfo> reference_engine;
   std::vector<ReferenceCheckpoint> reference;  // empty unless requested
   std::vector<StrategyResult> strategies;      // in the order written
   /// The run that added this experiment in append mode (config_toml included);

@@ -57,6 +57,13 @@ struct CertifiedLogDet {
 /// A metric with nothing to measure (no update cycle, say).
 inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
 
+/// Which lockstep reference an experiment ran on (attributes "reference.*";
+/// absent in files written before it existed, read as mp).
+struct ReferenceEngineInfo {
+  std::string engine = "mp";   // "mp", or "fast" (mp for results it does not trust)
+  std::int64_t fallbacks = 0;  // fast: results taken from mp instead
+};
+
 /// Reference row per checkpoint (the mp lockstep reference).
 struct ReferenceCheckpoint {
   std::int64_t move = 0;          // proposals made so far

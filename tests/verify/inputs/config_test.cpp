@@ -126,6 +126,8 @@ TEST(Config, InvalidValuesAreRejectedWithTheirKey) {
             std::string::npos);
   EXPECT_NE(error_of(kMinimal, {"reference.digits=30"}).find("'digits' must be 50 or 100"),
             std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"reference.engine=\"gpu\""}).find("'engine' must be \"auto\""),
+            std::string::npos);
   EXPECT_NE(error_of(kMinimal, {"experiment.acceptance=metropolys"}).find("did you mean 'metropolis'"),
             std::string::npos);
   EXPECT_NE(error_of(kMinimal, {"nosuch.key=1"}).find("unknown section 'nosuch'"), std::string::npos);

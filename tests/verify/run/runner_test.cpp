@@ -304,6 +304,52 @@ TEST_F(Runner, CheckpointOnlyReferencesGiveTheSameCheckpointMetrics) {
   }
 }
 
+TEST_F(Runner, TheFastReferenceMeasuresWhatMpMeasures) {
+  // Forced decisions: both runs make the same moves, so every strategy runs
+  // bit for bit the same and only the reference differs. A trusted fast
+  // result errs by at most 1e-3 u of what double could (kappa_rho |rho| for
+  // a ratio, max(1, |log|det||, kappa_1) for log|det|; fast_reference.hpp),
+  // and no result here is untrusted (kappa = 1e4, N = 8: no fallback). The
+  // errors in the file then differ by that plus their roundings (the
+  // long double log|det|, eps_ld per run; the error itself, eps relative).
+  const std::vector<std::string> forced{"experiment.acceptance=\"forced\"",
+                                        "experiment.acceptance_rate=0.7"};
+  std::vector<std::string> mp_setting = forced, fast_setting = forced;
+  mp_setting.push_back("reference.engine=\"mp\"");
+  fast_setting.push_back("reference.engine=\"fast\"");
+  const ResultsFile mp = run(parse_study(kStudy, "t", mp_setting));
+  const ResultsFile fast = run(parse_study(kStudy, "t", fast_setting));
+  const double u = std::numeric_limits<double>::epsilon() / 2;
+  const double eps = 2 * u;
+  const double eps_ld = std::numeric_limits<long double>::epsilon();
+  ASSERT_EQ(mp.experiments.size(), fast.experiments.size());
+  for (std::size_t e = 0; e < mp.experiments.size(); ++e) {
+    const auto& x = mp.experiments[e];
+    const auto& y = fast.experiments[e];
+    ASSERT_TRUE(x.reference_engine && y.reference_engine);
+    EXPECT_EQ(x.reference_engine->engine, "mp");
+    EXPECT_EQ(y.reference_engine->engine, "fast");
+    EXPECT_EQ(y.reference_engine->fallbacks, 0);
+    ASSERT_EQ(x.reference.size(), y.reference.size());
+    for (std::size_t s = 0; s < x.strategies.size(); ++s) {
+      for (std::size_t i = 0; i < x.strategies[s].checkpoints.size(); ++i) {
+        const auto& cx = x.strategies[s].checkpoints[i];
+        const auto& cy = y.strategies[s].checkpoints[i];
+        const auto& ref = x.reference[i];
+        const double log_det_tol =
+            1e-3 * u * std::max({1.0, std::abs(ref.log_det), ref.condition_1}) +
+            2 * eps_ld * (1 + std::abs(ref.log_det)) + 2 * eps * cx.log_det_error;
+        EXPECT_NEAR(cx.log_det_error, cy.log_det_error, log_det_tol) << x.strategies[s].info.label;
+        if (i > 0) {
+          const double ratio_tol =
+              1e-3 * u * ref.ratio_condition_max + 2 * eps * (1 + cx.ratio_error_max);
+          EXPECT_NEAR(cx.ratio_error_max, cy.ratio_error_max, ratio_tol) << x.strategies[s].info.label;
+        }
+      }
+    }
+  }
+}
+
 TEST_F(Runner, CheckpointOnlyReferencesNeedForcedAcceptance) {
   try {
     (void)parse_study(kStudy, "t", {"reference.per_move=false"});

@@ -1,0 +1,144 @@
+// Double-double kernels. This file is compiled with -ffp-contract=off (see
+// CMakeLists.txt): contracting p = a*b; s + p into one FMA would make TwoSum's
+// "error" wrong. The loops are plain axpy forms over contiguous columns so
+// that the compiler vectorises them; target_clones builds AVX-512, AVX2+FMA
+// and baseline versions and picks one at load time.
+
+#include "slaterlab/reference/dd_kernels.hpp"
+
+#include <arb.h>
+#include <arf.h>
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+namespace slaterlab::reference::dd {
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SLATERLAB_DD_CLONES __attribute__((target_clones("avx512f", "fma", "default")))
+#else
+#define SLATERLAB_DD_CLONES
+#endif
+
+void ScaledProduct::multiply(Dd factor) {
+  m_ = mul(m_, factor);
+  int e = 0;
+  const double scaled = std::frexp(m_.hi, &e);  // exact: a power-of-two rescale
+  m_ = {scaled, std::ldexp(m_.lo, -e)};
+  e_ += e;
+}
+
+Dd log_abs(Dd x, std::int64_t exponent2) {
+  constexpr slong kBits = 128;
+  arb_t v, two;
+  arb_init(v);
+  arb_init(two);
+  arb_set_d(v, x.hi);
+  arb_set_d(two, x.lo);
+  arb_add(v, v, two, kBits);  // exact: hi + lo fits in 128 bits
+  arb_abs(v, v);
+  arb_log(v, v, kBits);
+  arb_const_log2(two, kBits);
+  arb_mul_si(two, two, slong(exponent2), kBits);
+  arb_add(v, v, two, kBits);
+  arf_t mid, rest;
+  arf_init(mid);
+  arf_init(rest);
+  const double hi = arf_get_d(arb_midref(v), ARF_RND_NEAR);
+  arf_set_d(mid, hi);
+  arf_sub(rest, arb_midref(v), mid, kBits, ARF_RND_NEAR);
+  const double lo = arf_get_d(rest, ARF_RND_NEAR);
+  arf_clear(mid);
+  arf_clear(rest);
+  arb_clear(v);
+  arb_clear(two);
+  return fast_two_sum(hi, lo);
+}
+
+namespace {
+
+/// s + c += a * b over n entries: TwoProd, TwoSum, errors gathered in c.
+SLATERLAB_DD_CLONES
+void dot2_axpy(int n, double b, const double* __restrict a, double* __restrict s,
+               double* __restrict c) {
+  for (int i = 0; i < n; ++i) {
+    const double p = a[i] * b;
+    const double pe = std::fma(a[i], b, -p);
+    const double t = s[i] + p;
+    const double bb = t - s[i];
+    const double se = (s[i] - (t - bb)) + (p - bb);
+    s[i] = t;
+    c[i] += se + pe;
+  }
+}
+
+/// c += a * b over n entries in plain double.
+SLATERLAB_DD_CLONES
+void axpy(int n, double b, const double* __restrict a, double* __restrict c) {
+  for (int i = 0; i < n; ++i) c[i] += a[i] * b;
+}
+
+/// (h, l) = fast_two_sum(s, c) entrywise: |c| is far below |s| or s is 0.
+void normalise(int n, const double* s, const double* c, double* h, double* l) {
+  for (int i = 0; i < n; ++i) {
+    const Dd r = two_sum(s[i], c[i]);
+    h[i] = r.hi;
+    l[i] = r.lo;
+  }
+}
+
+}  // namespace
+
+void residual_gemv(int m, int n, const double* a, int lda, const double* yh, const double* yl,
+                   const double* b, double* rh, double* rl) {
+  std::vector<double> s(b, b + m), c(std::size_t(m), 0.0);
+  for (int j = 0; j < n; ++j) {
+    const double* col = a + std::size_t(j) * std::size_t(lda);
+    if (yh[j] != 0.0) dot2_axpy(m, -yh[j], col, s.data(), c.data());
+    if (yl[j] != 0.0) axpy(m, -yl[j], col, c.data());
+  }
+  normalise(m, s.data(), c.data(), rh, rl);
+}
+
+void residual_gemm(int m, int n, int p, const double* a, int lda, Shape sa, const double* b,
+                   int ldb, Shape sb, const double* c0, int ldc0, double* ch, double* cl, int ldc) {
+  // Blocks of kCols columns of C and kRows rows: the accumulators (2 kCols
+  // kRows doubles, 16 KiB) stay in L1 while a column chunk of A is reused
+  // kCols times.
+  constexpr int kCols = 4, kRows = 256;
+  std::array<double, kCols * kRows> s{}, c{};
+  for (int j0 = 0; j0 < n; j0 += kCols) {
+    const int jb = std::min(kCols, n - j0);
+    // An upper B has no entries below row j in column j.
+    const int kend = sb == Shape::upper ? std::min(p, j0 + jb) : p;
+    for (int i0 = 0; i0 < m; i0 += kRows) {
+      const int ib = std::min(kRows, m - i0);
+      for (int jj = 0; jj < jb; ++jj) {
+        const double* c0col = c0 + std::size_t(j0 + jj) * std::size_t(ldc0) + i0;
+        std::copy(c0col, c0col + ib, s.data() + jj * kRows);
+        std::fill(c.data() + jj * kRows, c.data() + (jj + 1) * kRows, 0.0);
+      }
+      // A lower A has no entries above row k in column k; an upper A none below.
+      for (int k = 0; k < kend; ++k) {
+        const int ilo = sa == Shape::lower ? std::max(i0, k) : i0;
+        const int ihi = sa == Shape::upper ? std::min(i0 + ib, k + 1) : i0 + ib;
+        if (ilo >= ihi) continue;
+        const double* acol = a + std::size_t(k) * std::size_t(lda) + ilo;
+        for (int jj = 0; jj < jb; ++jj) {
+          if (sb == Shape::upper && k > j0 + jj) continue;
+          const double bkj = b[std::size_t(j0 + jj) * std::size_t(ldb) + k];
+          if (bkj == 0.0) continue;
+          const int off = jj * kRows + (ilo - i0);
+          dot2_axpy(ihi - ilo, -bkj, acol, s.data() + off, c.data() + off);
+        }
+      }
+      for (int jj = 0; jj < jb; ++jj) {
+        const std::size_t out = std::size_t(j0 + jj) * std::size_t(ldc) + i0;
+        normalise(ib, s.data() + jj * kRows, c.data() + jj * kRows, ch + out, cl + out);
+      }
+    }
+  }
+}
+
+}  // namespace slaterlab::reference::dd

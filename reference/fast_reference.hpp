@@ -1,0 +1,113 @@
+#pragma once
+// The fast lockstep reference: what MpReference gives the runner, at BLAS
+// speed, by mixed-precision iterative refinement with double-double
+// residuals (dd_kernels.hpp). docs/fast-reference.md derives the bounds.
+//
+// - reset(A): double LU (LAPACK) of the exact A, its inverse X (a double
+//   preconditioner), and log|det A| = log|det(L U)| + log det(I + F) with
+//   F = (L U)^{-1} (P A - L U) from the exact (dd) residual P A - L U.
+// - ratio(k, a'): y = A^{-1} a' by refinement y <- y + X (a' - A y), the
+//   residual in dd against the exact A, until it stops shrinking; the ratio
+//   is y_k. accept(): a double Sherman-Morrison update of X (it only has to
+//   stay a preconditioner: the ratios are refined against A itself), and
+//   det *= rho in dd; a fresh double LU when the refinement contracts by
+//   less than a factor 1e4 per step.
+// - Every result carries an a-posteriori error bound computed from its own
+//   residual (first order in the refinement's contraction, which is observed,
+//   not proven; see the doc), and `trusted`: the bound is at most kMargin
+//   times the error a double computation of the same quantity could have
+//   (u kappa), so the result may judge double strategies. Where it is false
+//   the caller falls back to MpReference.
+// - Errors: as MpReference (std::logic_error for protocol errors; reset() of
+//   a matrix with a zero pivot or non-finite entries, and accept() of an
+//   exactly zero ratio, throw SingularMatrixError, state as documented
+//   there).
+
+#include <Eigen/Core>
+
+#include <cstdint>
+
+#include "slaterlab/reference/dd_kernels.hpp"
+#include "slaterlab/reference/mp.hpp"
+
+namespace slaterlab::reference {
+
+/// A result may judge double computations when its bound is below this
+/// fraction of u kappa (u = 2^-53, kappa the quantity's condition number).
+inline constexpr double kFastTrustMargin = 1e-3;
+
+struct FastRatio {
+  RatioInfo info;            ///< value rounded to double, conditioning as RatioInfo
+  double error_bound = 0.0;  ///< |rho - rho_dd| <= error_bound (before rounding to double)
+  bool trusted = false;
+  int refinement_steps = 0;
+};
+
+struct FastLogDet {
+  MpLogDet value;
+  double error_bound = 0.0;  ///< |log|det A| - value.log_abs| <= error_bound
+  bool trusted = false;
+};
+
+struct FastInverse {
+  Eigen::MatrixXd inverse;      ///< the refined inverse rounded to double
+  double relative_bound = 0.0;  ///< ||A^{-1} - X||_1 / ||X||_1 before rounding
+  bool trusted = false;
+};
+
+class FastReference {
+ public:
+  FastReference() = default;
+
+  void reset(const Eigen::MatrixXd& a);
+  FastRatio ratio(Eigen::Index k, const Eigen::VectorXd& new_column);
+  void accept();
+  void reject();
+  /// Fresh factorisation of the current matrix (dd log|det| included).
+  void recompute();
+
+  FastLogDet log_det() const;
+  /// One refinement step X + X (I - A X) from a fresh double inverse, the
+  /// residual in dd: O(N^3), for checkpoints.
+  FastInverse inverse() const;
+  const Eigen::MatrixXd& matrix() const { return a_; }
+  /// ||A||_1 ||X||_1 with X the double inverse (relative error below 1e-4).
+  double condition_1() const;
+
+  Eigen::Index size() const { return a_.rows(); }
+  bool has_pending() const { return pending_; }
+  /// Double refactorisations since reset() (the preconditioner's renewals).
+  std::int64_t refactorisations() const { return refactorisations_; }
+
+ private:
+  void require_ready(const char* what) const;
+  void factorize_with_log_det();
+  void refactor_preconditioner();
+  /// y = A^{-1} a' refined (fast_reference.cpp), its bound for y_k and the contraction.
+  struct Refined {
+    Eigen::VectorXd hi, lo;
+    double bound = 0.0;
+    double theta = 0.0;
+    int steps = 0;
+  };
+  Refined refine(Eigen::Index k, const Eigen::VectorXd& new_column);
+
+  Eigen::MatrixXd a_;
+  Eigen::MatrixXd x_;  // double approximate inverse: the preconditioner
+  dd::ScaledProduct det_;
+  dd::Dd log_correction_;       // log det(I + F) of the last full factorisation
+  double log_bound_ = 0.0;      // accumulated bound of log|det|
+  double a_frobenius_ = 0.0;
+  double contraction_ = 0.0;    // observed ||I - X A|| estimate
+  bool ready_ = false;
+  bool pending_ = false;
+  Eigen::Index pending_k_ = 0;
+  Eigen::VectorXd pending_column_;
+  Eigen::VectorXd pending_y_;   // A^{-1} a' rounded to double
+  dd::Dd pending_rho_;
+  double pending_bound_ = 0.0;
+  std::int64_t refactorisations_ = 0;
+  std::int64_t updates_since_refactor_ = 0;  // Sherman-Morrison updates of x_
+};
+
+}  // namespace slaterlab::reference

@@ -1,0 +1,91 @@
+#pragma once
+// The lockstep runner's reference: MpReference, or FastReference with mp as
+// the fallback for every result the fast one does not trust.
+//
+// Contract:
+// - The protocol and the errors are MpReference's (mp.hpp): reset(A)
+//   { ratio(k, a') (accept() | reject()) }*, then log_det(), inverse(),
+//   condition_1() at checkpoints.
+// - engine fast: each result comes from FastReference when its `trusted`
+//   flag is set (fast_reference.hpp). Otherwise an MpReference is reset to
+//   the exact current matrix (O(N^3) mp, once per matrix: it then follows
+//   the moves until a move is accepted without it) and gives that result;
+//   fallbacks() counts those results.
+// - Singular matrices and update cycles are mp's alone (mp.hpp's singular
+//   state, apply_cycle): assign(), apply_cycle(), and a move accepted onto a
+//   matrix that mp finds singular hand the experiment over to mp for good
+//   (handed_over(); counted once in fallbacks()). A fast engine never holds
+//   a singular matrix, so singular() is mp's.
+// - log_det_error_bound(): a bound of |log|det A| - log_det().log_abs|
+//   before the long double rounding: the fast reference's own bound, or mp's
+//   model 16 N^2 u_mp kappa_1 (the mp tests' model).
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "slaterlab/reference/fast_reference.hpp"
+#include "slaterlab/reference/mp.hpp"
+
+namespace slaterlab::reference {
+
+enum class ReferenceEngine { mp, fast };
+
+const char* to_string(ReferenceEngine engine);
+
+/// From this N on, "auto" picks the fast engine: the mp reference's reset
+/// costs thousands of double LUs, and its moves hundreds of sm moves.
+inline constexpr Eigen::Index kFastReferenceMinN = 256;
+
+/// "mp", "fast", or "auto" (fast from kFastReferenceMinN on);
+/// std::invalid_argument for anything else.
+ReferenceEngine choose_reference_engine(const std::string& setting, Eigen::Index n);
+
+class LockstepReference {
+ public:
+  LockstepReference(ReferenceEngine engine, int digits, int recompute_every);
+
+  void reset(const Eigen::MatrixXd& a);
+  void assign(const Eigen::MatrixXd& a);
+  CycleInfo apply_cycle(const std::vector<Eigen::Index>& k, const Eigen::MatrixXd& columns);
+  bool singular() const;
+  RatioInfo ratio(Eigen::Index k, const Eigen::VectorXd& new_column);
+  void accept();
+  void reject();
+
+  MpLogDet log_det() const;
+  double log_det_error_bound() const;
+  Eigen::MatrixXd inverse() const;
+  const Eigen::MatrixXd& matrix() const;
+  double condition_1() const;
+  Eigen::Index size() const { return matrix().rows(); }
+
+  ReferenceEngine engine() const { return engine_; }
+  /// Results of a fast engine that came from mp because the fast bound was too large.
+  std::int64_t fallbacks() const { return fallbacks_; }
+  /// A fast engine that handed the experiment over to mp (see above).
+  bool handed_over() const { return handed_over_; }
+
+ private:
+  /// Whether every call goes to mp: the mp engine, or a fast one handed over.
+  bool on_mp() const { return engine_ == ReferenceEngine::mp || handed_over_; }
+  /// Hands a fast engine's experiment over to mp, at the current matrix.
+  MpReference& hand_over();
+  /// The mp reference at the current matrix (reset there if it is not).
+  MpReference& mp_here() const;
+
+  ReferenceEngine engine_;
+  int digits_;
+  int recompute_every_;
+  mutable std::optional<MpReference> mp_;
+  FastReference fast_;
+  mutable bool mp_current_ = false;  // fast engine: mp_ stands at fast_'s matrix
+  bool mp_pending_ = false;          // fast engine: mp_ holds the pending proposal too
+  mutable std::int64_t fallbacks_ = 0;
+  bool handed_over_ = false;
+};
+
+}  // namespace slaterlab::reference

@@ -1,0 +1,115 @@
+// The double LU and its dd residual (lu_residual.hpp).
+
+#include "slaterlab/reference/lu_residual.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <string>
+
+#include "slaterlab/reference/mp.hpp"
+
+extern "C" {
+void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void dgetri_(const int* n, double* a, const int* lda, const int* ipiv, double* work,
+             const int* lwork, int* info);
+}
+
+namespace slaterlab::reference::detail {
+
+double norm_1(const Eigen::MatrixXd& m) { return m.cwiseAbs().colwise().sum().maxCoeff(); }
+double norm_inf(const Eigen::MatrixXd& m) { return m.cwiseAbs().rowwise().sum().maxCoeff(); }
+
+DoubleLu double_lu(const Eigen::MatrixXd& a) {
+  if (!a.allFinite()) throw SingularMatrixError("fast reference: the matrix has non-finite entries");
+  DoubleLu f{a, std::vector<int>(std::size_t(a.rows()))};
+  const int n = int(a.rows());
+  int info = 0;
+  dgetrf_(&n, &n, f.lu.data(), &n, f.pivots.data(), &info);
+  if (info > 0) {
+    throw SingularMatrixError("fast reference: exactly zero pivot " + std::to_string(info) +
+                              " in the double LU");
+  }
+  return f;
+}
+
+Eigen::MatrixXd lu_inverse(const DoubleLu& f) {
+  Eigen::MatrixXd x = f.lu;
+  const int n = int(x.rows());
+  int info = 0, lwork = -1;
+  double query = 0;
+  dgetri_(&n, x.data(), &n, f.pivots.data(), &query, &lwork, &info);
+  lwork = std::max(1, int(query));
+  std::vector<double> work(static_cast<std::size_t>(lwork));
+  dgetri_(&n, x.data(), &n, f.pivots.data(), work.data(), &lwork, &info);
+  if (info > 0) throw SingularMatrixError("fast reference: singular U in the double inverse");
+  return x;
+}
+
+/// gamma_k^2: Dot2's bound per unit of sum |terms| (dd_kernels.hpp).
+
+namespace {
+
+/// M^{-1} = (L U)^{-1} from getri's A^{-1} = M^{-1} P: the row swaps of P,
+/// undone as column swaps in the order LAPACK made them.
+Eigen::MatrixXd unpermuted_inverse(const Eigen::MatrixXd& x, const std::vector<int>& pivots) {
+  Eigen::MatrixXd m = x;
+  for (int i = 0; i < int(pivots.size()); ++i) {
+    const int p = pivots[std::size_t(i)] - 1;
+    if (p != i) m.col(i).swap(m.col(p));
+  }
+  return m;
+}
+
+}  // namespace
+
+double trace_of_abs_product(const Eigen::MatrixXd& p, const Eigen::MatrixXd& q) {
+  return p.cwiseAbs().cwiseProduct(q.cwiseAbs().transpose()).sum();
+}
+
+
+LuResidual lu_residual(const Eigen::MatrixXd& a) {
+  const int n = int(a.rows());
+  LuResidual r;
+  // Every N x N matrix allocated before any O(N^3) work: a size that does
+  // not fit fails at once, not after minutes of factorisation.
+  for (Eigen::MatrixXd* m : {&r.l, &r.pa, &r.minv, &r.eh, &r.el, &r.f, &r.lu_abs, &r.luf_abs}) {
+    m->resize(n, n);
+  }
+  r.lu = double_lu(a);
+  const Eigen::MatrixXd& lu = r.lu.lu;
+  r.x = lu_inverse(r.lu);
+  r.minv = unpermuted_inverse(r.x, r.lu.pivots);
+  r.pa = a;
+  for (int i = 0; i < n; ++i) {
+    const int p = r.lu.pivots[std::size_t(i)] - 1;
+    if (p != i) {
+      r.pa.row(i).swap(r.pa.row(p));
+      r.swap_sign = -r.swap_sign;
+    }
+  }
+  r.l = lu;
+  r.l.diagonal().setOnes();  // residual_gemm reads only i >= k of a lower factor
+  dd::residual_gemm(n, n, n, r.l.data(), n, dd::Shape::lower, lu.data(), n, dd::Shape::upper,
+                    r.pa.data(), n, r.eh.data(), r.el.data(), n);
+  r.f = r.eh;
+  cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, n, 1.0, lu.data(),
+              n, r.f.data(), n);
+  cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, n, 1.0,
+              lu.data(), n, r.f.data(), n);
+  for (int i = 0; i < n; ++i) r.trace = dd::add(r.trace, r.f(i, i));
+  r.trace2 = r.f.cwiseProduct(r.f.transpose()).sum();
+  const Eigen::MatrixXd abs_l = r.l.cwiseAbs();
+  const Eigen::MatrixXd abs_u = lu.triangularView<Eigen::Upper>().toDenseMatrix().cwiseAbs();
+  r.lu_abs = abs_u;
+  cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, n, 1.0,
+              abs_l.data(), n, r.lu_abs.data(), n);
+  r.luf_abs = r.f.cwiseAbs();
+  cblas_dtrmm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, n, 1.0,
+              abs_u.data(), n, r.luf_abs.data(), n);
+  cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, n, 1.0,
+              abs_l.data(), n, r.luf_abs.data(), n);
+  return r;
+}
+
+}  // namespace slaterlab::reference::detail

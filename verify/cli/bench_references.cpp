@@ -1,0 +1,113 @@
+#include "verify/cli/bench_references.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <random>
+#include <string>
+
+#include "slaterlab/reference/certified.hpp"
+#include "slaterlab/reference/fast_reference.hpp"
+
+namespace slaterlab {
+namespace {
+
+Eigen::MatrixXd gaussian(Eigen::Index rows, Eigen::Index cols, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = normal(rng);
+  return m;
+}
+
+void fast_reset(benchmark::State& state, const ReferenceBenchUnits& units, Eigen::Index n) {
+  const Eigen::MatrixXd a = gaussian(n, n, 41);
+  reference::FastReference fast;
+  double seconds = 0;
+  for (auto _ : state) {
+    const double t0 = units.cpu_seconds();
+    fast.reset(a);
+    seconds = units.cpu_seconds() - t0;
+  }
+  const auto log_det = fast.log_det();
+  state.counters["cost_vs_lu"] = seconds / units.lu_seconds(n);
+  state.counters["log_det_bound"] = log_det.error_bound;
+  state.counters["trusted"] = log_det.trusted;
+}
+
+void certified_blas(benchmark::State& state, const ReferenceBenchUnits& units, Eigen::Index n) {
+  const Eigen::MatrixXd a = gaussian(n, n, 22);
+  reference::CertifiedLogDet result;
+  double seconds = 0;
+  for (auto _ : state) {
+    const double t0 = units.cpu_seconds();
+    result = reference::certified_log_det_blas(a);
+    seconds = units.cpu_seconds() - t0;
+  }
+  state.counters["cost_vs_lu"] = seconds / units.lu_seconds(n);
+  state.counters["certified_bits"] = double(result.certified_bits);
+}
+
+void fast_inverse(benchmark::State& state, const ReferenceBenchUnits& units, Eigen::Index n) {
+  reference::FastReference fast;
+  fast.reset(gaussian(n, n, 42));
+  reference::FastInverse inverse;
+  double seconds = 0;
+  for (auto _ : state) {
+    const double t0 = units.cpu_seconds();
+    inverse = fast.inverse();
+    seconds = units.cpu_seconds() - t0;
+  }
+  state.counters["cost_vs_lu"] = seconds / units.lu_seconds(n);
+  state.counters["relative_bound"] = inverse.relative_bound;
+  state.counters["trusted"] = inverse.trusted;
+}
+
+/// Every move accepted, as the sm walk does; columns from a pool of N + 1.
+void fast_move(benchmark::State& state, const ReferenceBenchUnits& units, Eigen::Index n) {
+  reference::FastReference fast;
+  fast.reset(gaussian(n, n, 43));
+  const Eigen::MatrixXd pool = gaussian(n, n + 1, 44);
+  std::int64_t moves = 0, trusted = 0, steps = 0;
+  double seconds = 0;
+  for (auto _ : state) {
+    const double t0 = units.cpu_seconds();
+    do {
+      const auto r = fast.ratio(moves % n, pool.col(moves % (n + 1)));
+      trusted += r.trusted;
+      steps += r.refinement_steps;
+      fast.accept();
+      ++moves;
+    } while (units.cpu_seconds() - t0 < units.seconds_per_case);
+    seconds = units.cpu_seconds() - t0;
+  }
+  state.SetItemsProcessed(moves);
+  state.counters["vs_sm_move"] = seconds / double(moves) / units.sm_move_seconds(n);
+  state.counters["trusted"] = double(trusted) / double(moves);
+  state.counters["steps"] = double(steps) / double(moves);
+  state.counters["refactorisations"] = double(fast.refactorisations());
+  state.counters["log_det_trusted"] = fast.log_det().trusted;
+}
+
+}  // namespace
+
+void register_fast_reference_benchmarks(const ReferenceBenchUnits& units) {
+  benchmark::RegisterBenchmark("reference/fast-reset/N:1024", [units](benchmark::State& s) {
+    fast_reset(s, units, 1024);
+  })->Iterations(1)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("reference/certified-log-det-blas/N:1024",
+                               [units](benchmark::State& s) { certified_blas(s, units, 1024); })
+      ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("reference/fast-inverse/N:1024", [units](benchmark::State& s) {
+    fast_inverse(s, units, 1024);
+  })->Iterations(1)->Unit(benchmark::kMillisecond);
+  for (const Eigen::Index n : {1024, 2048}) {
+    benchmark::RegisterBenchmark(fmt::format("reference/fast-move/N:{}", n).c_str(),
+                                 [units, n](benchmark::State& s) { fast_move(s, units, n); })
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
+}  // namespace slaterlab
