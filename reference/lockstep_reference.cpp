@@ -5,15 +5,6 @@
 
 namespace slaterlab::reference {
 
-const char* to_string(ReferenceEngine engine) { return engine == ReferenceEngine::mp ? "mp" : "fast"; }
-
-ReferenceEngine choose_reference_engine(const std::string& setting, Eigen::Index n) {
-  if (setting == "mp") return ReferenceEngine::mp;
-  if (setting == "fast") return ReferenceEngine::fast;
-  if (setting == "auto") return n >= kFastReferenceMinN ? ReferenceEngine::fast : ReferenceEngine::mp;
-  throw std::invalid_argument("reference: engine must be auto, mp or fast, got '" + setting + "'");
-}
-
 LockstepReference::LockstepReference(ReferenceEngine engine, int digits, int recompute_every)
     : engine_(engine), digits_(digits), recompute_every_(recompute_every) {
   validate_digits(digits);

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,10 @@ namespace slaterlab::reference {
 
 enum class ReferenceEngine { mp, fast };
 
-const char* to_string(ReferenceEngine engine);
+// Inline: the study's plan chooses the engine without linking the engines.
+inline const char* to_string(ReferenceEngine engine) {
+  return engine == ReferenceEngine::mp ? "mp" : "fast";
+}
 
 /// From this N on, "auto" picks the fast engine: the mp reference's reset
 /// costs thousands of double LUs, and its moves hundreds of sm moves.
@@ -42,7 +46,12 @@ inline constexpr Eigen::Index kFastReferenceMinN = 256;
 
 /// "mp", "fast", or "auto" (fast from kFastReferenceMinN on);
 /// std::invalid_argument for anything else.
-ReferenceEngine choose_reference_engine(const std::string& setting, Eigen::Index n);
+inline ReferenceEngine choose_reference_engine(const std::string& setting, Eigen::Index n) {
+  if (setting == "mp") return ReferenceEngine::mp;
+  if (setting == "fast") return ReferenceEngine::fast;
+  if (setting == "auto") return n >= kFastReferenceMinN ? ReferenceEngine::fast : ReferenceEngine::mp;
+  throw std::invalid_argument("reference: engine must be auto, mp or fast, got '" + setting + "'");
+}
 
 class LockstepReference {
  public:
