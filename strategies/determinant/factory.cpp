@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
@@ -31,8 +32,11 @@ UpdaterBuilder by_storage() {
   };
 }
 
-const std::vector<Precision> kAll = {Precision::single, Precision::double_, Precision::mixed};
-const std::vector<Precision> kOnePrecision = {Precision::single, Precision::double_};
+// Arrays, constant-initialised: a strategy registered during another file's
+// static initialisation (register_strategy) builds the registry, and with
+// it these lists, possibly before this file's dynamic initialisation.
+constexpr std::array kAll = {Precision::single, Precision::double_, Precision::mixed};
+constexpr std::array kOnePrecision = {Precision::single, Precision::double_};
 
 /// The delayed window's memory: window, W and the flush's work (6 N K), B^{-1},
 /// W^T A' and B (3 K^2), in double.
@@ -57,10 +61,10 @@ std::vector<std::pair<int, std::string>> delayed_bench_walks() {
 }
 
 /// Traits with these precisions, the rest as `set` leaves them.
-template <class Set>
-StrategyTraits traits(std::vector<Precision> precisions, Set set) {
+template <std::size_t N, class Set>
+StrategyTraits traits(const std::array<Precision, N>& precisions, Set set) {
   StrategyTraits t;
-  t.precisions = std::move(precisions);
+  t.precisions.assign(precisions.begin(), precisions.end());
   set(t);
   return t;
 }
@@ -86,6 +90,7 @@ std::vector<Entry>& registry() {
          t.windowed = true;
          t.extra_bytes = window_bytes;
          t.rounding_factor = window_rounding;
+         t.cycles = StrategyTraits::Cycles::window;
          t.guarded_against_baseline = true;
          t.move_bound = Bound::gemm;
          t.bench_walks = delayed_bench_walks();
@@ -93,6 +98,7 @@ std::vector<Entry>& registry() {
        make_delayed_update},
       {"splitting", traits(kAll, [](StrategyTraits& t) {
          t.default_breakdown = kDefaultSplittingThreshold;
+         t.cycles = StrategyTraits::Cycles::whole;
        }),
        make_splitting},
       {"qr-givens", traits(kOnePrecision, [](StrategyTraits& t) {
