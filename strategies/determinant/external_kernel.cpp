@@ -417,6 +417,7 @@ StrategyTraits external_kernel_traits() {
     d.precisions = declared_precisions(api);
     d.carries_updates = api.carries_updates != 0;
     if (api.default_breakdown > 0) d.default_breakdown = api.default_breakdown;
+    if (api.apply_cycle) d.cycles = StrategyTraits::Cycles::whole;
     return d;
   };
   t.provenance = [](const UpdaterOptions& o) {

@@ -90,6 +90,7 @@ std::vector<Entry>& registry() {
          t.windowed = true;
          t.extra_bytes = window_bytes;
          t.rounding_factor = window_rounding;
+         t.cycles = StrategyTraits::Cycles::window;
          t.guarded_against_baseline = true;
          t.move_bound = Bound::gemm;
          t.bench_walks = delayed_bench_walks();
@@ -97,6 +98,7 @@ std::vector<Entry>& registry() {
        make_delayed_update},
       {"splitting", traits(all_precisions(), [](StrategyTraits& t) {
          t.default_breakdown = kDefaultSplittingThreshold;
+         t.cycles = StrategyTraits::Cycles::whole;
        }),
        make_splitting},
       {"qr-givens", traits(float_and_double(), [](StrategyTraits& t) {

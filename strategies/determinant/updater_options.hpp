@@ -51,6 +51,12 @@ struct StrategyTraits {
   /// The rounding model of the property oracle: how many times more than
   /// Sherman-Morrison's a strategy's updates may round (1); may be empty.
   std::function<double(const UpdaterOptions&)> rounding_factor;
+  /// Which update cycles its apply_cycle() completes through exactly
+  /// singular intermediate matrices (the cycle property holds it to the
+  /// cycle's exact ratio there): none (per_update, the default: one ratio()
+  /// + accept() per update, a breakdown at a singular intermediate), every
+  /// cycle (whole), or cycles of at most options.k distinct columns (window).
+  enum class Cycles { per_update, whole, window } cycles = Cycles::per_update;
   /// It carries accepted updates across checkpoints (false: it refactorises
   /// from the exact matrix each move), which regress's error models scale with.
   bool carries_updates = true;

@@ -138,7 +138,16 @@ Selection select(const FuzzArgs& args) {
   for (const auto& p : args.properties) s.properties.push_back(parse_property(p));
   if (s.properties.empty()) s.properties = all_properties();
   for (const auto& w : args.workloads) s.modes.push_back(parse_case_mode(w));
-  if (s.modes.empty()) s.modes = {CaseMode::randsvd, CaseMode::adversarial};
+  if (s.modes.empty()) s.modes = {CaseMode::randsvd, CaseMode::adversarial, CaseMode::cycles};
+  const bool any = std::any_of(s.properties.begin(), s.properties.end(), [&](Property p) {
+    return std::any_of(s.modes.begin(), s.modes.end(), [&](CaseMode m) { return applies(p, m); });
+  });
+  if (!any) {
+    throw std::invalid_argument(fmt::format(
+        "no selected property is checked on the selected workloads ({} is checked on the cycles "
+        "workload only, the others on randsvd and adversarial)",
+        to_string(Property::cycle_ratio_matches_oracle)));
+  }
   for (std::size_t i = 0; i < s.configs.size(); ++i) {
     const std::string name = group_of(s.configs[i].options.precision);
     auto it = std::find_if(s.groups.begin(), s.groups.end(),
@@ -274,9 +283,15 @@ struct Found {
   bool shrink_cut = false;  // the shrink budget ran out
 };
 
+/// A selected property applies to the context's workload and was not reported yet.
+bool pending(const RunContext& ctx, std::size_t config, std::size_t property) {
+  return !ctx.reported[config][property] && applies(ctx.selection.properties[property], ctx.mode);
+}
+
 bool active(const RunContext& ctx, std::size_t config) {
-  const auto& r = ctx.reported[config];
-  return std::find(r.begin(), r.end(), false) != r.end();
+  for (std::size_t p = 0; p < ctx.selection.properties.size(); ++p)
+    if (pending(ctx, config, p)) return true;
+  return false;
 }
 
 Clock::time_point after(double seconds) {
@@ -291,6 +306,8 @@ void add(CheckStats& total, const CheckStats& s) {
   total.residuals_checked += s.residuals_checked;
   total.breakdowns_checked += s.breakdowns_checked;
   total.vacuous += s.vacuous;
+  total.cycles += s.cycles;
+  total.cycles_checked += s.cycles_checked;
 }
 
 /// check_case, for an external kernel in a child process: a crash or a
@@ -306,9 +323,10 @@ std::optional<PropertyFailure> check(Property p, const PropertyConfig& c, const 
       [&] {
         CheckStats s;
         const auto f = direct(&s);
-        std::string out = fmt::format("{} {} {} {} {} {}\n", s.ratios, s.ratios_checked,
+        std::string out = fmt::format("{} {} {} {} {} {} {} {}\n", s.ratios, s.ratios_checked,
                                       s.log_dets_checked, s.residuals_checked,
-                                      s.breakdowns_checked, s.vacuous);
+                                      s.breakdowns_checked, s.vacuous, s.cycles,
+                                      s.cycles_checked);
         if (f) out += f->property + "\n" + f->message;
         return out;
       },
@@ -327,7 +345,7 @@ std::optional<PropertyFailure> check(Property p, const PropertyConfig& c, const 
   std::istringstream in(child.result);
   CheckStats s;
   in >> s.ratios >> s.ratios_checked >> s.log_dets_checked >> s.residuals_checked >>
-      s.breakdowns_checked >> s.vacuous;
+      s.breakdowns_checked >> s.vacuous >> s.cycles >> s.cycles_checked;
   if (stats) add(*stats, s);
   std::string line, name, message;
   std::getline(in, line);  // the end of the counts' line
@@ -386,7 +404,7 @@ std::optional<Found> rapidcheck_run(RunContext& ctx, int resume) {
       const PropertyConfig& c = ctx.selection.configs[ci];
       CheckStats stats;
       for (std::size_t pi = 0; pi < ctx.selection.properties.size(); ++pi) {
-        if (ctx.reported[ci][pi]) continue;
+        if (!pending(ctx, ci, pi)) continue;
         auto f = check(ctx.selection.properties[pi], c, options_for(c, g), g.kase, trace.get(),
                        &stats);
         if (f) {
@@ -472,14 +490,15 @@ void print_failure(std::ostream& out, const FuzzFailure& f) {
 void print_summary(std::ostream& out, const FuzzArgs& args, const FuzzReport& r) {
   fmt::print(out,
              "\n| configuration | cases | ratios compared | log-dets compared | "
-             "residuals compared | breakdown probes | failures |\n");
-  fmt::print(out, "|---|---:|---:|---:|---:|---:|---:|\n");
+             "residuals compared | breakdown probes | cycle ratios compared | failures |\n");
+  fmt::print(out, "|---|---:|---:|---:|---:|---:|---:|---:|\n");
   int cases = 0;
   for (const FuzzTally& t : r.tallies) {
     cases += t.cases;
-    fmt::print(out, "| {} | {} | {} of {} | {} | {} | {} | {} |\n", t.config.label, t.cases,
-               t.stats.ratios_checked, t.stats.ratios, t.stats.log_dets_checked,
-               t.stats.residuals_checked, t.stats.breakdowns_checked, t.failures);
+    fmt::print(out, "| {} | {} | {} of {} | {} | {} | {} | {} of {} | {} |\n", t.config.label,
+               t.cases, t.stats.ratios_checked, t.stats.ratios, t.stats.log_dets_checked,
+               t.stats.residuals_checked, t.stats.breakdowns_checked, t.stats.cycles_checked,
+               t.stats.cycles, t.failures);
   }
   fmt::print(out,
              "\nfuzz: {} configurations, {} case checks, {} failure{}; seed {}, {} "
@@ -620,11 +639,18 @@ void write_corpus_entry(const fs::path& path, const CorpusEntry& e) {
   ReplayData data;
   data.initial = c.initial;
   data.columns.resize(c.n(), Eigen::Index(c.moves.size()));
-  data.accept.emplace();
+  // A case of update cycles has moves/cycle and no decisions (schema 2).
+  if (c.has_cycles()) {
+    data.cycle.emplace();
+    for (std::size_t i = 0; i < c.cycles.size(); ++i)
+      data.cycle->insert(data.cycle->end(), std::size_t(c.cycles[i]), std::int64_t(i));
+  } else {
+    data.accept.emplace();
+  }
   for (std::size_t i = 0; i < c.moves.size(); ++i) {
     data.electron.push_back(c.moves[i].electron);
     data.columns.col(Eigen::Index(i)) = c.moves[i].column;
-    data.accept->push_back(c.moves[i].accept);
+    if (data.accept) data.accept->push_back(c.moves[i].accept);
   }
   data.metadata = {
       {"strategy", e.strategy},
@@ -671,13 +697,21 @@ CorpusEntry read_corpus_entry(const fs::path& path) {
     if (!v) bad_entry(path, "missing attribute '" + key + "'");
     return *v;
   };
-  if (!data.accept) bad_entry(path, "missing dataset 'moves/accept' (a case has its decisions)");
+  if (!data.accept && !data.cycle) {
+    bad_entry(path, "missing dataset 'moves/accept' or 'moves/cycle' (a case has its decisions "
+                    "or its update cycles)");
+  }
 
   CorpusEntry e;
   e.kase.initial = data.initial;
   for (std::int64_t i = 0; i < data.moves(); ++i) {
-    e.kase.moves.push_back({data.electron[std::size_t(i)], data.columns.col(Eigen::Index(i)),
-                            bool((*data.accept)[std::size_t(i)])});
+    const std::size_t m = std::size_t(i);
+    e.kase.moves.push_back({data.electron[m], data.columns.col(Eigen::Index(i)),
+                            data.accept ? bool((*data.accept)[m]) : true});
+    // read_replay checked that cycles are runs numbered 0, 1, ...
+    if (data.cycle && (m == 0 || (*data.cycle)[m] != (*data.cycle)[m - 1]))
+      e.kase.cycles.push_back(0);
+    if (data.cycle) ++e.kase.cycles.back();
   }
   e.strategy = required("strategy");
   try {

@@ -7,7 +7,10 @@
 // - Configurations: property_configs() filtered by `strategies` (a factory
 //   name selects all its configurations, a label like "delayed-3-double"
 //   exactly one) and `precisions`; properties and workloads (CaseMode) as
-//   filtered. Bad values, --cases with --seconds, N < 1, a corpus directory
+//   filtered (default: randsvd, adversarial and cycles; CycleRatioMatchesOracle
+//   is checked on cycles alone, the other properties on the other two, and a
+//   selection with no such pair is bad input). Bad values, --cases with
+//   --seconds, N < 1, a corpus directory
 //   that is missing or not writable: std::invalid_argument before any work.
 // - Work is done in batches b = 0, 1, ...: batch b has seed (seed + b); in it,
 //   for each storage class (double; float and mixed) and workload, one
@@ -38,8 +41,8 @@
 //   shrinking), except that --seconds decides how many batches run and the
 //   shrink budget may stop shrinking early (the report says so).
 //
-// Corpus entry: a replay file (replay_schema_version 1, README "Replay files")
-// with moves/accept, whose string root attributes name the strategy, its
+// Corpus entry: a replay file (README "Replay files") with moves/accept, or
+// for a case of update cycles moves/cycle (replay_schema_version 2), whose string root attributes name the strategy, its
 // options, the property, the failure message, the seed and a status
 // ("known-finding": a known, unfixed violation the suite expects to still
 // fail; anything else: the property must hold). See data/fuzz-corpus/README.md.
@@ -65,7 +68,7 @@ struct FuzzArgs {
   std::vector<std::string> kernels;     // external kernel libraries (slaterlab/kernel.h)
   std::vector<std::string> precisions;  // empty = all
   std::vector<std::string> properties;  // empty = all_properties()
-  std::vector<std::string> workloads;   // empty = randsvd, adversarial
+  std::vector<std::string> workloads;   // empty = randsvd, adversarial, cycles
   std::optional<int> cases;
   std::optional<double> seconds;
   std::optional<std::uint64_t> seed;  // empty = drawn from std::random_device

@@ -265,8 +265,9 @@ int main_impl(int argc, char** argv) {
   fuzz_cmd->add_option("--precision", fuzz.precisions, "float, double or mixed (repeatable)");
   fuzz_cmd->add_option("--property", fuzz.properties,
                        "RatiosMatchOracle, LogDetAndResidualsMatchOracle, "
-                       "RejectLeavesStateUnchanged or NearSingularIsBreakdown (repeatable)");
-  fuzz_cmd->add_option("--workload", fuzz.workloads, "randsvd or adversarial (repeatable)");
+                       "RejectLeavesStateUnchanged, NearSingularIsBreakdown or "
+                       "CycleRatioMatchesOracle (repeatable)");
+  fuzz_cmd->add_option("--workload", fuzz.workloads, "randsvd, adversarial or cycles (repeatable)");
   CLI::Option* cases_opt = fuzz_cmd->add_option(
       "--cases", fuzz_cases, "Cases per storage class and workload (default 20)");
   CLI::Option* seconds_opt =

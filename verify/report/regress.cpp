@@ -45,8 +45,11 @@ enum class Scale { one, log_det, per_n };
 /// inverse that is backward stable row by row), kappa_rho (the largest
 /// condition numbers the reference recorded), 1 (orthogonal
 /// transformations), or (1 + m) alone for a metric already divided by
-/// N eps kappa_rho; none. m = updates_carried.
-enum class Model { none, kappa_1, kappa_1_squared, kappa_rho, n_eps, unit };
+/// N eps kappa_rho; twice (1 + m) N eps kappa_1 for a cycle's ratio, a
+/// quotient of two determinants det(A_after) / det(A_before) whose
+/// log-determinants each have the log-det error's model; none.
+/// m = updates_carried.
+enum class Model { none, kappa_1, kappa_1_squared, kappa_rho, n_eps, unit, cycle };
 
 struct MetricSpec {
   const char* name;
@@ -71,6 +74,8 @@ const MetricSpec kMetrics[] = {
      Model::kappa_1},
     {"max_qr_residual", &StrategySummary::max_qr_residual, Scale::one, Model::n_eps},
     {"max_orthogonality_loss", &StrategySummary::max_orthogonality_loss, Scale::one, Model::n_eps},
+    // Update cycles (NaN without cycles, as in baselines older than them).
+    {"max_cycle_ratio_error", &StrategySummary::max_cycle_ratio_error, Scale::one, Model::cycle},
 };
 
 struct CountSpec {
@@ -85,6 +90,10 @@ const CountSpec kCounts[] = {
     {"flips", &StrategySummary::flips},
     {"breakdowns", &StrategySummary::breakdowns},
     {"splits", &StrategySummary::splits},
+    // Update cycles and singular matrices (0 in baselines older than them).
+    {"cycle_breakdowns", &StrategySummary::cycle_breakdowns},
+    {"singular_restarts", &StrategySummary::singular_restarts},
+    {"singular_checkpoints", &StrategySummary::singular_checkpoints},
 };
 
 /// value <= limit, NaN meaning "does not apply"; the detail names the
@@ -182,10 +191,14 @@ const T* find_named(const std::vector<T>& items, const std::string& name) {
   return nullptr;
 }
 
-/// The largest |field| over the reference's checkpoints, at least 1.
+/// The largest finite |field| over the reference's checkpoints, at least 1.
+/// A matrix singular to the reference's precision has condition_1 = +inf
+/// and log_det = -inf, a move onto one kappa_rho = +inf; no strategy metric
+/// is measured there (NaN), so those do not scale the models of the others.
 double reference_max(const ExperimentResult& e, double ReferenceCheckpoint::*field) {
   double largest = 1.0;
-  for (const auto& r : e.reference) largest = std::max(largest, std::abs(r.*field));
+  for (const auto& r : e.reference)
+    if (std::isfinite(r.*field)) largest = std::max(largest, std::abs(r.*field));
   return largest;
 }
 
@@ -235,6 +248,7 @@ double metric_model(Model model, const StrategyInfo& strategy, const ExperimentR
   const double kappa_1 = reference_max(experiment, &ReferenceCheckpoint::condition_1);
   switch (model) {
     case Model::kappa_1: return growth * n_eps * kappa_1;
+    case Model::cycle: return 2 * growth * n_eps * kappa_1;
     case Model::kappa_1_squared: return growth * n_eps * kappa_1 * kappa_1;
     case Model::kappa_rho:
       return growth * n_eps * reference_max(experiment, &ReferenceCheckpoint::ratio_condition_max);

@@ -12,14 +12,21 @@
 //   reference (log-det errors, divergences), kappa_1^2 (the residual A X - I),
 //   kappa_rho (the ratio error) or 1 (QR residual, orthogonality); the
 //   normalised ratio error is already in units of N eps kappa_rho: M = 1 + m.
+//   An update cycle's ratio det(A_after) / det(A_before) is a quotient of two
+//   determinants, each with the log-det model: M = 2 (1 + m) N eps kappa_1.
+//   The kappas are the largest finite ones: a checkpoint or move onto a
+//   matrix singular to the reference's precision measures nothing.
 //   Another BLAS kernel realises other roundings: a log-det error is one
 //   signed sum that may cancel, so its value on two machines can differ by
 //   any factor while both stay far inside M; judged against M it is portable.
 //   floor = floor_eps (8) eps, scaled to the metric's unit: times max(1,
 //   max |log|det|_ref|) for log-det errors, floor_eps / N for the normalised
 //   ratio error. A metric that does not apply (NaN) in the baseline must not
-//   apply in the new run either, and vice versa.
-// - Counts (sign disagreements, decision flips, breakdowns, splits) may not
+//   apply in the new run either, and vice versa. Baselines written before
+//   update cycles have NaN cycle errors and zero cycle counts, which an
+//   experiment without cycles reproduces.
+// - Counts (sign disagreements, decision flips, breakdowns, splits, cycle
+//   breakdowns, singular restarts, checkpoints with det 0) may not
 //   exceed max(factor * baseline, 1): one event near a threshold may go
 //   either way on another BLAS. A strategy that finished in the baseline must
 //   finish.

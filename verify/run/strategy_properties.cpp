@@ -161,10 +161,27 @@ struct OracleStep {
 
 }  // namespace
 
+namespace {
+
+/// The oracle's view of one update cycle.
+struct CycleStep {
+  Ld rho = 0;          // det(A_after) / det(A_before)
+  double beta = 0;     // conditioning of det B (Oracle::block_ratio)
+  double kappa_before = 0;  // kappa_F = ||A||_F ||A^{-1}||_F of A_before
+  double kappa_after = 0;   // ... of A_after (+inf when singular)
+  double kappa_path = 0;    // the largest over the intermediate matrices (+inf when one is singular)
+  double min_step = 0;      // the smallest |det A_i / det A_{i-1}| over the cycle's updates
+  std::vector<Eigen::Index> columns;  // the distinct columns replaced
+  MatrixInfo after;    // A_after
+};
+
+}  // namespace
+
 class CaseTrace {
  public:
   MatrixInfo initial;
   std::vector<OracleStep> steps;
+  std::vector<CycleStep> cycles;  // cases with update cycles (steps and after stay empty)
   std::vector<MatrixInfo> after;  // the current matrix after each move
   Eigen::MatrixXd final_matrix;
 
@@ -209,6 +226,26 @@ class Oracle {
   }
 
   const MatrixInfo& info() const { return info_; }
+
+  /// The cycle ratio det(A_after) / det(A) = det B, B = W^T C: W the rows
+  /// `columns` of A^{-1}, C the cycle's last column written to each (the
+  /// mp reference's block form: no intermediate matrix enters it). B's rows
+  /// are formed by solves with A^T (backward stable, as propose()'s column
+  /// solve); `beta` = ||B^{-1}||_F ||W||_F ||C||_F, the condition number
+  /// of det B under perturbations of W and C (d log det B = tr(B^{-1} dB),
+  /// ||dB||_F <= ||dW||_F ||C||_F + ||W||_F ||dC||_F).
+  Ld block_ratio(const std::vector<Eigen::Index>& columns, const MatrixLd& c,
+                 double& beta) const {
+    const Eigen::Index m = Eigen::Index(columns.size());
+    MatrixLd e = MatrixLd::Zero(a_.rows(), m);
+    for (Eigen::Index j = 0; j < m; ++j) e(columns[std::size_t(j)], j) = 1;
+    const MatrixLd w = lu_.transpose().solve(e);  // columns are the rows of A^{-1}
+    const MatrixLd b = w.transpose() * c;
+    const Eigen::PartialPivLU<MatrixLd> block(b);
+    beta = double(block.inverse().norm() * w.norm() * c.norm());
+    if (!std::isfinite(beta)) beta = std::numeric_limits<double>::infinity();
+    return block.determinant();
+  }
 
   OracleStep propose(Eigen::Index k, const Eigen::VectorXd& column) const {
     const VectorLd a = column.cast<Ld>();
@@ -859,6 +896,215 @@ std::optional<PropertyFailure> check_near_singular(const std::string& name,
   return std::nullopt;
 }
 
+// ---- update cycles ------------------------------------------------------------------
+//
+// Error model of a cycle's ratio rho = det(A_after) / det(A_before), in the
+// terms of the file comment (eps_m = c (g + m) N eps, kappa_F(A) =
+// ||A||_F ||A^{-1}||_F, m the updates carried since the last
+// refactorisation, this cycle's included).
+//  * A strategy that completes the cycle (StrategyTraits::cycles: splitting,
+//    delayed within its window, a whole-cycle kernel) never forms an
+//    intermediate matrix. Its state is the inverse of A_before + Delta,
+//    ||Delta||_F <= eps_m ||A||_F, and its ratio is the exact one of the
+//    perturbed data: d log rho = tr(A_after^{-1} Delta') - tr(A_before^{-1}
+//    Delta) (Delta' = Delta on the columns kept), so |d rho| / |rho| <=
+//    eps_m (kappa_F(A_before) + kappa_F(A_after)) <= 2 eps_m kappa, kappa the
+//    largest kappa_F since the last refactorisation (an inverse carries the
+//    errors of earlier states). The cycle's own arithmetic forms the m x m
+//    B = W^T C (dot products of length N: |dB_ij| <= N eps |w_i|^T |c_j|)
+//    and its determinant, or, for splitting, at most 2 m pieces of the same
+//    kind (m pieces and at most m deferred halves): c 2 m N eps beta with
+//    beta = ||B^{-1}||_F ||W||_F ||C||_F (Oracle::block_ratio). So
+//      e = 2 eps_m kappa + c 2 m N eps beta.
+//  * A strategy that applies the cycle one update at a time multiplies m
+//    ratios, each against the matrix just before it. Each has kappa_rho <=
+//    3 ||A||_F max(||A^{-1}||_F, ||A'^{-1}||_F) (Sherman-Morrison: the new
+//    inverse is A^{-1} - (A^{-1} a' - e_k) r^T / rho and its row k is
+//    r / rho), so the product errs by at most e = 3 m eps_m kappa, kappa now
+//    over the intermediate matrices too (+inf when one is exactly singular:
+//    then only a finite value or a breakdown is asserted, and the state's
+//    later cycles make no claim until the strategy refactorises).
+//  * As for single ratios, |d rho| / |rho| <= e / (1 - e) while e < 1/2 (the
+//    comparison is made only there), plus the oracle's own c N eps_ld
+//    (kappa + beta). Strategies whose updates round more than
+//    Sherman-Morrison's scale the carried m by their rounding factor.
+// A SingularMatrixError is the documented outcome only where a matrix the
+// strategy forms (A_after; for update-at-a-time cycles also the
+// intermediates) is beyond the model (c N eps kappa_F >= 1/2); the check
+// then re-establishes the strategy from A_after as the runner does.
+
+double kappa_f(const MatrixInfo& a) {
+  const double k = a.norm_f * a.inv_norm_f;
+  return std::isfinite(k) ? k : std::numeric_limits<double>::infinity();
+}
+
+/// kappa_F and log|det| of A from a long-double LU (+inf and -inf for an
+/// exactly singular A).
+std::pair<double, Ld> kappa_and_log_det(const Eigen::MatrixXd& a) {
+  const MatrixLd al = a.cast<Ld>();
+  const Eigen::PartialPivLU<MatrixLd> lu(al);
+  const double k = double(al.norm() * lu.inverse().norm());
+  Ld log_abs = 0;
+  for (Eigen::Index i = 0; i < a.rows(); ++i) log_abs += std::log(std::abs(lu.matrixLU()(i, i)));
+  if (!std::isfinite(k)) return {std::numeric_limits<double>::infinity(), -std::numeric_limits<Ld>::infinity()};
+  return {k, log_abs};
+}
+
+/// Whether the strategy completes this cycle without forming its
+/// intermediate matrices (StrategyTraits::cycles).
+bool completes_cycle(const std::string& name, const UpdaterOptions& o, std::size_t updates,
+                     const CycleStep& step) {
+  switch (strategy_traits(name, o).cycles) {
+    case StrategyTraits::Cycles::whole: return true;
+    case StrategyTraits::Cycles::window:
+      return updates == step.columns.size() && updates <= std::size_t(std::max(o.k, 0));
+    case StrategyTraits::Cycles::per_update: break;
+  }
+  return false;
+}
+
+/// The error model along a sequence of cycles (derivation above).
+class CycleModel {
+ public:
+  CycleModel(double eps, Eigen::Index n, const MatrixInfo& a0, double factor)
+      : eps_(eps), n_(double(n)), factor_(factor) {
+    restart(a0);
+  }
+
+  void restart(const MatrixInfo& a) {
+    m_ = 0;
+    growth_ = std::max(1.0, a.lu_growth / ErrorModel::kGrowthCovered);
+    kappa_ = kappa_f(a);
+  }
+
+  /// kappa over the state's window and the matrices this cycle forms.
+  double kappa(const CycleStep& s, bool completes) const {
+    return std::max({kappa_, s.kappa_before, s.kappa_after, completes ? 0.0 : s.kappa_path});
+  }
+
+  ErrorModel::Bound bound(const CycleStep& s, bool completes, int updates) const {
+    const double eps_m = kC * (growth_ + factor_ * (m_ + updates)) * n_ * eps_;
+    ErrorModel::Bound b;
+    b.kappa = kappa(s, completes);
+    const double e = completes ? 2 * eps_m * b.kappa + kC * 2 * updates * n_ * eps_ * s.beta
+                               : 3 * updates * eps_m * b.kappa;
+    b.valid = std::isfinite(e) && e < 0.5;
+    b.rel = e / (1 - e) + kC * n_ * kEpsLd * (b.kappa + s.beta);
+    return b;
+  }
+
+  /// Whether a SingularMatrixError is the documented outcome of the cycle.
+  bool singular_allowed(const CycleStep& s, bool completes) const {
+    const double kappa = completes ? s.kappa_after : std::max(s.kappa_after, s.kappa_path);
+    return !(kC * n_ * eps_ * kappa < 0.5);
+  }
+
+  /// `refactorised`: the strategy refactorised during the cycle, at a
+  /// matrix the model does not know (for update-at-a-time cycles possibly
+  /// an intermediate one, whose conditioning then stays in the window).
+  void applied(const CycleStep& s, bool completes, int updates, bool refactorised) {
+    if (refactorised) {
+      restart(s.after);
+      if (!completes) kappa_ = std::max(kappa_, s.kappa_path);
+      return;
+    }
+    m_ += updates;
+    kappa_ = kappa(s, completes);
+  }
+
+ private:
+  double eps_;
+  double n_;
+  double factor_;
+  int m_ = 0;
+  double growth_ = 1;
+  double kappa_ = 1;
+};
+
+/// The cycle's exact replaced columns in order of application.
+std::vector<ColumnUpdate> cycle_updates(const Case& c, std::size_t first, int length) {
+  std::vector<ColumnUpdate> updates;
+  for (std::size_t i = first; i < first + std::size_t(length); ++i)
+    updates.push_back({c.moves[i].electron, c.moves[i].column});
+  return updates;
+}
+
+// Each cycle's ratio matches the oracle's det(A_after) / det(A_before)
+// within the bound above wherever it is valid (for update-at-a-time cycles:
+// unless the strategy reported a breakdown); every ratio is finite; a
+// SingularMatrixError only where the model allows it.
+std::optional<PropertyFailure> check_cycles(const std::string& name, const UpdaterOptions& options,
+                                            const Case& c, const CaseTrace& t, CheckStats& stats) {
+  const Property p = Property::cycle_ratio_matches_oracle;
+  auto up = make(name, options, options.recompute_every);
+  up->reset(c.initial);
+  CycleModel model(storage_epsilon(options.precision), c.n(), t.initial,
+                   model_factor(name, options));
+  Eigen::MatrixXd current = c.initial;
+  std::size_t first = 0;
+  for (std::size_t i = 0; i < c.cycles.size(); ++i) {
+    const CycleStep& step = t.cycles[i];
+    const std::vector<ColumnUpdate> updates = cycle_updates(c, first, c.cycles[i]);
+    first += updates.size();
+    for (const ColumnUpdate& u : updates) current.col(u.k) = u.column;
+    const bool completes = completes_cycle(name, options, updates.size(), step);
+    const int m = int(updates.size());
+    const ErrorModel::Bound b = model.bound(step, completes, m);
+    const auto where = [&] {
+      return fmt::format("cycle {} ({} updates, columns {}, {})", i, m,
+                         fmt::join(step.columns, " "),
+                         completes ? "completed by the strategy" : "one update at a time");
+    };
+    ++stats.cycles;
+    const auto recomputes = up->counters().recomputes;
+    CycleRatio r;
+    try {
+      r = up->apply_cycle(updates);
+    } catch (const SingularMatrixError& e) {
+      if (!model.singular_allowed(step, completes)) {
+        return failure(p, fmt::format("{}: SingularMatrixError although every matrix it forms "
+                                      "is regular within the model (kappa_F(A_after) = {:.3e}): "
+                                      "{}",
+                                      where(), step.kappa_after, e.what()));
+      }
+      try {  // as the runner does: from the exact matrix after the cycle
+        up->reset(current);
+      } catch (const SingularMatrixError&) {
+        throw BeyondTheModel{};
+      }
+      model.restart(step.after);
+      continue;
+    }
+    if (!std::isfinite(r.value)) {
+      return failure(p, fmt::format("{}: ratio {} is not finite (breakdown={})", where(), r.value,
+                                    r.breakdown));
+    }
+    // One update at a time, every ratio of a cycle inside the model at least
+    // breakdown / (1 - bound) in magnitude is computed above the threshold
+    // (each ratio errs by at most the cycle's bound): a breakdown there is a
+    // finding (a state that lost an update, say), not a singular intermediate.
+    if (!completes && r.breakdown && b.valid && b.rel < 1 &&
+        step.min_step * (1 - b.rel) >= options.breakdown) {
+      return failure(p, fmt::format("{}: reported a breakdown, but every ratio of the cycle is "
+                                    "regular (the smallest |det A_i / det A_i-1| is {:.3e}, "
+                                    "threshold {:.3e}, bound {:.3e})",
+                                    where(), step.min_step, options.breakdown, b.rel));
+    }
+    if (b.valid && (completes || !r.breakdown)) {
+      ++stats.cycles_checked;
+      const double err = rel_error(r.value, step.rho);
+      if (!(err <= b.rel)) {
+        return failure(p, fmt::format("{}: rho={:.17g} oracle={:.17g} rel.err={:.3e} > "
+                                      "bound={:.3e} (kappa={:.3e}, beta={:.3e}, breakdown={})",
+                                      where(), r.value, double(step.rho), err, b.rel, b.kappa,
+                                      step.beta, r.breakdown));
+      }
+    }
+    model.applied(step, completes, m, up->counters().recomputes > recomputes);
+  }
+  return std::nullopt;
+}
+
 void validate(const Case& c) {
   const Eigen::Index n = c.n();
   if (n < 1 || c.initial.cols() != n) {
@@ -875,6 +1121,15 @@ void validate(const Case& c) {
                       "entries (N = {})",
                       i, mv.electron, mv.column.size(), n));
     }
+  }
+  std::size_t in_cycles = 0;
+  for (int length : c.cycles) {
+    if (length < 1) throw std::invalid_argument("case: an update cycle of no move");
+    in_cycles += std::size_t(length);
+  }
+  if (c.has_cycles() && in_cycles != c.moves.size()) {
+    throw std::invalid_argument(fmt::format("case: its cycles hold {} moves, it has {}", in_cycles,
+                                            c.moves.size()));
   }
 }
 
@@ -903,8 +1158,17 @@ std::size_t Case::accepted() const {
 const std::vector<Property>& all_properties() {
   static const std::vector<Property> all = {
       Property::ratios_match_oracle, Property::log_det_and_residuals_match_oracle,
-      Property::reject_leaves_state_unchanged, Property::near_singular_is_breakdown};
+      Property::reject_leaves_state_unchanged, Property::near_singular_is_breakdown,
+      Property::cycle_ratio_matches_oracle};
   return all;
+}
+
+bool applies(Property p, const Case& c) {
+  return (p == Property::cycle_ratio_matches_oracle) == c.has_cycles();
+}
+
+bool applies(Property p, CaseMode mode) {
+  return (p == Property::cycle_ratio_matches_oracle) == (mode == CaseMode::cycles);
 }
 
 std::string_view to_string(Property p) {
@@ -917,6 +1181,8 @@ std::string_view to_string(Property p) {
       return "RejectLeavesStateUnchanged";
     case Property::near_singular_is_breakdown:
       return "NearSingularIsBreakdown";
+    case Property::cycle_ratio_matches_oracle:
+      return "CycleRatioMatchesOracle";
   }
   return "?";
 }
@@ -934,12 +1200,63 @@ Property parse_property(std::string_view name) {
                               suggestion_suffix(name, property_names()));
 }
 
+namespace {
+
+/// The oracle along a case of update cycles.
+void trace_cycles(const Case& c, Oracle& oracle, CaseTrace& t) {
+  Eigen::MatrixXd current = c.initial;
+  std::size_t first = 0;
+  for (int length : c.cycles) {
+    CycleStep s;
+    // The distinct columns, the last write to each winning.
+    std::vector<std::size_t> source;
+    for (std::size_t i = first + std::size_t(length); i-- > first;) {
+      const Eigen::Index k = c.moves[i].electron;
+      if (std::find(s.columns.begin(), s.columns.end(), k) != s.columns.end()) continue;
+      s.columns.push_back(k);
+      source.push_back(i);
+    }
+    MatrixLd columns(c.n(), Eigen::Index(source.size()));
+    for (std::size_t j = 0; j < source.size(); ++j)
+      columns.col(Eigen::Index(j)) = c.moves[source[j]].column.cast<Ld>();
+    s.rho = oracle.block_ratio(s.columns, columns, s.beta);
+    s.kappa_before = kappa_f(oracle.info());
+    Ld log_det = oracle.info().log_det.log_abs;
+    s.min_step = std::numeric_limits<double>::infinity();
+    const auto step_to = [&](Ld next) {
+      s.min_step = std::min(s.min_step, double(std::exp(next - log_det)));
+      log_det = next;
+    };
+    for (std::size_t i = first; i < first + std::size_t(length); ++i) {
+      current.col(c.moves[i].electron) = c.moves[i].column;
+      if (i + 1 < first + std::size_t(length)) {
+        const auto [kappa, next] = kappa_and_log_det(current);
+        s.kappa_path = std::max(s.kappa_path, kappa);
+        step_to(next);
+      }
+    }
+    oracle.set(current);
+    s.after = oracle.info();
+    s.kappa_after = kappa_f(s.after);
+    step_to(s.after.log_det.log_abs);
+    t.cycles.push_back(std::move(s));
+    first += std::size_t(length);
+  }
+  t.final_matrix = current;
+}
+
+}  // namespace
+
 std::shared_ptr<const CaseTrace> trace_case(const Case& c) {
   validate(c);
   auto t = std::make_shared<CaseTrace>();
   Oracle oracle(c.initial);
   t->initial = oracle.info();
   Eigen::MatrixXd current = c.initial;
+  if (c.has_cycles()) {
+    trace_cycles(c, oracle, *t);
+    return t;
+  }
   for (const CaseMove& mv : c.moves) {
     t->steps.push_back(oracle.propose(mv.electron, mv.column));
     if (mv.accept) {
@@ -960,6 +1277,10 @@ std::optional<PropertyFailure> check_case(Property property, const std::string& 
   make_updater(strategy, options);  // a bad configuration is bad input, not a failure
   CheckStats local;
   CheckStats& s = stats ? *stats : local;
+  if (!applies(property, c)) {
+    ++s.vacuous;
+    return std::nullopt;
+  }
   try {
     switch (property) {
       case Property::ratios_match_oracle:
@@ -970,6 +1291,8 @@ std::optional<PropertyFailure> check_case(Property property, const std::string& 
         return check_reject(strategy, options, c, trace);
       case Property::near_singular_is_breakdown:
         return check_near_singular(strategy, options, c, trace, s);
+      case Property::cycle_ratio_matches_oracle:
+        return check_cycles(strategy, options, c, trace, s);
     }
   } catch (const BeyondTheModel&) {
     ++s.vacuous;
@@ -1035,14 +1358,20 @@ std::vector<PropertyConfig> property_configs() {
 // ---- public: generators -----------------------------------------------------------------
 
 std::string_view to_string(CaseMode m) {
-  return m == CaseMode::randsvd ? "randsvd" : "adversarial";
+  switch (m) {
+    case CaseMode::randsvd: return "randsvd";
+    case CaseMode::adversarial: return "adversarial";
+    case CaseMode::cycles: return "cycles";
+  }
+  return "?";
 }
 
-std::vector<std::string> case_mode_names() { return {"randsvd", "adversarial"}; }
+std::vector<std::string> case_mode_names() { return {"randsvd", "adversarial", "cycles"}; }
 
 CaseMode parse_case_mode(std::string_view name) {
   if (name == "randsvd") return CaseMode::randsvd;
   if (name == "adversarial") return CaseMode::adversarial;
+  if (name == "cycles") return CaseMode::cycles;
   throw std::invalid_argument("unknown workload '" + std::string(name) + "'" +
                               suggestion_suffix(name, case_mode_names()));
 }
@@ -1182,6 +1511,82 @@ GeneratedCase generate_adversarial(const CaseLimits& lim) {
 
 }  // namespace
 
+// Fresh columns s U diag(sigma) q (q a random unit vector) keep the
+// conditioning of the randsvd matrix along the sequence. A shift cycle
+// writes a_{p+t} := a_{p+t-1} (the columns before the cycle) for t =
+// 1..rank-1, then a_p := fresh, as an expansion writes an excitation that
+// inserts an orbital: every intermediate matrix has two equal columns.
+Case build_cycles_case(int n, double log10_kappa, std::uint64_t seed,
+                       const std::vector<CycleShape>& shapes) {
+  RandsvdRecipe r;
+  r.n = n;
+  r.log10_kappa = log10_kappa;
+  r.seed = seed;
+  Case c = build_randsvd_case(r);  // the matrix alone (no moves)
+  std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);  // a stream apart from the matrix's
+  std::normal_distribution<double> normal;
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(c.initial, Eigen::ComputeFullU);
+  const Eigen::MatrixXd us = svd.matrixU() * svd.singularValues().asDiagonal();
+  const auto fresh = [&] {
+    Eigen::VectorXd q(n);
+    for (int i = 0; i < n; ++i) q(i) = normal(rng);
+    return Eigen::VectorXd(us * q.normalized());
+  };
+  Eigen::MatrixXd current = c.initial;
+  for (const CycleShape& shape : shapes) {
+    const auto col = [&](int t) { return Eigen::Index((shape.position + t) % n); };
+    const Eigen::MatrixXd before = current;
+    const auto push = [&](Eigen::Index k, Eigen::VectorXd column) {
+      current.col(k) = column;
+      c.moves.push_back({k, std::move(column), true});
+    };
+    if (shape.shift && shape.rank >= 2) {
+      for (int t = 1; t < shape.rank; ++t) push(col(t), before.col(col(t - 1)));
+      push(col(0), fresh());
+    } else {
+      for (int t = 0; t < shape.rank; ++t) push(col(t), fresh());
+    }
+    c.cycles.push_back(shape.rank);
+  }
+  return c;
+}
+
+namespace {
+
+GeneratedCase generate_cycles(const CaseLimits& lim) {
+  const int n = *rc::gen::inRange(lim.n_min, lim.n_max + 1);
+  const int kappa_steps = *rc::gen::inRange(0, 81);  // log10 kappa in 1/80ths of the range
+  const int count = *rc::gen::inRange(1, std::max(1, lim.length_per_n * n) + 1);
+  const int recompute_every = lim.recompute ? *rc::gen::inRange(0, n + 1) : 0;
+  const auto seed = *rc::gen::arbitrary<std::uint64_t>();
+  const int max_rank = std::max(1, std::min(lim.max_rank, n));
+  // Ranks shrink to 1, shifts to plain cycles, positions to 0.
+  std::vector<CycleShape> shapes;
+  for (int i = 0; i < count; ++i) {
+    CycleShape shape;
+    shape.rank = *rc::gen::inRange(1, max_rank + 1);
+    shape.shift = *rc::gen::inRange(0, 2) == 1;
+    shape.position = *rc::gen::inRange(0, n);
+    shapes.push_back(shape);
+  }
+  const double log10_kappa = lim.max_log10_kappa * kappa_steps / 80.0;
+  return {build_cycles_case(n, log10_kappa, seed, shapes), recompute_every, CaseMode::cycles,
+          n == 1 ? 0.0 : log10_kappa, 0.0};
+}
+
+}  // namespace
+
+CaseLimits cycle_limits(Precision p) {
+  CaseLimits lim;
+  lim.mode = CaseMode::cycles;
+  lim.n_max = 12;
+  lim.length_per_n = 1;
+  // 6 of double's digits: well inside the model at N <= 12 with the
+  // carried updates, the same fraction of the digits for float storage.
+  lim.max_log10_kappa = 6.0 * digit_fraction(p);
+  return lim;
+}
+
 CaseLimits property_limits(Precision p) {
   CaseLimits lim;
   // The same fraction of the precision's digits: 8 log(eps_s) / log(eps_d).
@@ -1207,21 +1612,39 @@ CaseLimits fuzz_limits(Precision p, CaseMode mode, int max_n) {
   // the digits for float storage (kappa <= 3e5, eta >= 2.5e-5).
   lim.max_log10_kappa = 12.0 * digit_fraction(p);
   lim.max_log10_inv_eta = 10.0 * digit_fraction(p);
+  // Cycles: 1 to N of them (each up to 4 updates, an oracle LU per
+  // matrix), kappa up to 1e8 in double: every cycle's updates are carried
+  // (m up to 4N), and the model's (g + m) N eps kappa must stay below 1/2
+  // for a comparison to be made.
+  if (mode == CaseMode::cycles) {
+    lim.length_per_n = 1;
+    lim.max_log10_kappa = 8.0 * digit_fraction(p);
+  }
   return lim;
 }
 
 std::ostream& operator<<(std::ostream& os, const GeneratedCase& g) {
-  os << "N=" << g.kase.n() << ", " << g.kase.moves.size() << " moves (" << g.kase.accepted()
-     << " accepted), " << to_string(g.mode);
-  if (g.mode == CaseMode::randsvd) os << " log10 kappa=" << g.log10_kappa;
+  os << "N=" << g.kase.n() << ", " << g.kase.moves.size() << " moves (";
+  if (g.kase.has_cycles()) {
+    os << g.kase.cycles.size() << " cycles of ranks";
+    for (int length : g.kase.cycles) os << " " << length;
+  } else {
+    os << g.kase.accepted() << " accepted";
+  }
+  os << "), " << to_string(g.mode);
+  if (g.mode != CaseMode::adversarial) os << " log10 kappa=" << g.log10_kappa;
   if (g.mode == CaseMode::adversarial) os << " log10(1/eta)=" << g.log10_inv_eta;
   return os << ", recompute_every=" << g.recompute_every << ", probe " << g.kase.probe_column
             << "<-" << g.kase.probe_source;
 }
 
 GeneratedCase pick_case(const CaseLimits& limits) {
-  return limits.mode == CaseMode::randsvd ? generate_randsvd(limits)
-                                          : generate_adversarial(limits);
+  switch (limits.mode) {
+    case CaseMode::randsvd: return generate_randsvd(limits);
+    case CaseMode::adversarial: return generate_adversarial(limits);
+    case CaseMode::cycles: return generate_cycles(limits);
+  }
+  throw std::invalid_argument("unknown case mode");
 }
 
 rc::Gen<GeneratedCase> gen_case(const CaseLimits& limits) {

@@ -28,6 +28,9 @@
 //   repeatedly inside one delayed window), the seed of the bulk values,
 //   electron indices, the
 //   accept pattern — accept shrinks to reject — and the breakdown probe).
+//   The cycles mode picks N, kappa, the number of cycles, the cadence, the
+//   seed, then per cycle its rank (shrinks to 1), whether it shifts (shrinks
+//   to a plain cycle) and its first column (shrinks to 0).
 // The error model is derived in strategy_properties.cpp, next to the code.
 
 #include <rapidcheck.h>
@@ -62,14 +65,21 @@ struct CaseMove {
 /// NearSingularIsBreakdown: after the sequence it proposes, for column
 /// probe_column, a copy (and a near-copy) of column probe_source
 /// (probe_source == probe_column when N = 1).
+///
+/// A case with `cycles` is a sequence of update cycles instead: cycles[i]
+/// consecutive moves form cycle i (together all the moves), applied as one
+/// unit with apply_cycle() (every move's accept is true). Intermediate
+/// matrices of a cycle may be exactly singular.
 struct Case {
   Eigen::MatrixXd initial;
   std::vector<CaseMove> moves;
   Eigen::Index probe_column = 0;
   Eigen::Index probe_source = 0;
+  std::vector<int> cycles;  // lengths of the update cycles; empty: single proposals
 
   Eigen::Index n() const { return initial.rows(); }
   std::size_t accepted() const;
+  bool has_cycles() const { return !cycles.empty(); }
 };
 
 // ---- properties ---------------------------------------------------------------
@@ -79,17 +89,24 @@ enum class Property {
   log_det_and_residuals_match_oracle,
   reject_leaves_state_unchanged,
   near_singular_is_breakdown,
+  cycle_ratio_matches_oracle,
 };
 
 /// Every per-case property, in the order check_all checks them.
 const std::vector<Property>& all_properties();
 /// "RatiosMatchOracle", "LogDetAndResidualsMatchOracle",
-/// "RejectLeavesStateUnchanged", "NearSingularIsBreakdown" (the test names).
+/// "RejectLeavesStateUnchanged", "NearSingularIsBreakdown",
+/// "CycleRatioMatchesOracle" (the test names).
 std::string_view to_string(Property p);
 std::vector<std::string> property_names();
 /// The property of that name; std::invalid_argument with the closest name
 /// otherwise.
 Property parse_property(std::string_view name);
+
+/// Whether the property is checked on the case: CycleRatioMatchesOracle on
+/// cases with update cycles, the others on cases of single proposals.
+/// check_case() asserts nothing elsewhere (it counts the check as vacuous).
+bool applies(Property p, const Case& c);
 
 struct PropertyFailure {
   std::string property;  // to_string(Property)
@@ -104,6 +121,8 @@ struct CheckStats {
   int residuals_checked = 0;   // inverse residuals compared
   int breakdowns_checked = 0;  // near-singular probes run (precondition held)
   int vacuous = 0;             // checks whose precondition failed (nothing asserted)
+  int cycles = 0;              // update cycles applied
+  int cycles_checked = 0;      // ... whose ratio was compared (inside the error model)
 };
 
 /// The long-double oracle's view of a case: exact ratios, conditioning and
@@ -149,6 +168,12 @@ enum class CaseMode {
   /// to eta (relative), chained over several columns, held while other
   /// columns move, then released (the `adversarial` workload's pattern).
   adversarial,
+  /// Update cycles as multi-determinant expansions apply them (the
+  /// `excitation-cycles` workload's pattern) on a randsvd matrix: ranks 1 to
+  /// max_rank on consecutive columns; a shift cycle inserts a fresh column
+  /// and shifts the block by one, so that every intermediate matrix is
+  /// exactly singular. Only CycleRatioMatchesOracle applies.
+  cycles,
 };
 std::string_view to_string(CaseMode m);
 std::vector<std::string> case_mode_names();
@@ -163,6 +188,7 @@ struct CaseLimits {
   int length_per_n = 3;           // sequence length in [0, length_per_n * N]
   bool all_accepted = false;
   bool recompute = true;  // pick a recompute cadence in [0, N]
+  int max_rank = 4;       // cycles: the most columns one cycle replaces
 };
 
 /// The unit suite's limits for a storage precision: N <= 16, length <= 3N,
@@ -174,8 +200,14 @@ CaseLimits property_limits(Precision p);
 /// strategy's noise floor and below the regular ratios.
 CaseLimits breakdown_limits();
 /// The fuzzer's limits: N <= max_n, length <= 4N, log10 kappa <= 12 and
-/// log10(1/eta) <= 10 in double, the same fractions of the digits otherwise.
+/// log10(1/eta) <= 10 in double, the same fractions of the digits otherwise;
+/// cycles: 1 to N cycles of rank <= 4.
 CaseLimits fuzz_limits(Precision p, CaseMode mode, int max_n);
+/// The unit suite's limits for cycles: N <= 12, 1 to N cycles of rank <= 4,
+/// log10 kappa <= 6 in double (the same fraction of the digits otherwise).
+CaseLimits cycle_limits(Precision p);
+/// The properties checked on cases of a workload (applies()).
+bool applies(Property p, CaseMode mode);
 
 /// A generated case with the knobs it was made with.
 struct GeneratedCase {
@@ -210,6 +242,21 @@ struct RandsvdRecipe {
   bool scaled = true;
 };
 Case build_randsvd_case(const RandsvdRecipe& recipe);
+
+/// One update cycle's shape: `rank` consecutive columns from `position`
+/// (modulo N); a shift cycle (rank >= 2) inserts a fresh column at
+/// `position` and shifts the block by one (every intermediate matrix is then
+/// exactly singular), a plain one gives each column a fresh one.
+struct CycleShape {
+  int rank = 1;
+  bool shift = false;
+  int position = 0;
+};
+/// The cycles generator's deterministic part: the randsvd matrix of
+/// (n, log10_kappa, seed) (build_randsvd_case) and the cycles of `shapes`,
+/// their fresh columns drawn from the distribution of its columns.
+Case build_cycles_case(int n, double log10_kappa, std::uint64_t seed,
+                       const std::vector<CycleShape>& shapes);
 
 // ---- float against double ------------------------------------------------------
 

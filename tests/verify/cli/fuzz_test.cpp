@@ -39,9 +39,30 @@ class BrokenRatio final : public testing::ForwardingUpdater {
   }
 };
 
+// Splitting whose update cycles of two or more updates report their ratio
+// with the wrong sign (the slip of a sign in its apply_cycle), registered as
+// a strategy that completes cycles: only CycleRatioMatchesOracle sees it,
+// and the shrunk counterexample is one cycle of two updates.
+class CycleSignSlip final : public testing::ForwardingUpdater {
+ public:
+  explicit CycleSignSlip(const UpdaterOptions& options)
+      : ForwardingUpdater(make_updater("splitting", options)) {}
+  std::string label() const override { return "splitting-slip-double"; }
+  CycleRatio apply_cycle(const std::vector<ColumnUpdate>& updates) override {
+    CycleRatio r = inner().apply_cycle(updates);
+    if (updates.size() >= 2) r.value = -r.value;
+    return r;
+  }
+};
+
 const bool kRegistered = [] {
   register_strategy("sm-broken", {Precision::double_},
                     [](const UpdaterOptions& o) { return std::make_unique<BrokenRatio>(o); });
+  StrategyTraits completes;
+  completes.cycles = StrategyTraits::Cycles::whole;
+  register_strategy("splitting-slip", {Precision::double_},
+                    [](const UpdaterOptions& o) { return std::make_unique<CycleSignSlip>(o); },
+                    completes);
   return true;
 }();
 
@@ -75,7 +96,7 @@ class Fuzz : public ::testing::Test {
 bool same_case(const Case& a, const Case& b) {
   if (a.initial.rows() != b.initial.rows() || a.moves.size() != b.moves.size()) return false;
   if (a.initial != b.initial || a.probe_column != b.probe_column ||
-      a.probe_source != b.probe_source)
+      a.probe_source != b.probe_source || a.cycles != b.cycles)
     return false;
   for (std::size_t i = 0; i < a.moves.size(); ++i) {
     if (a.moves[i].electron != b.moves[i].electron || a.moves[i].accept != b.moves[i].accept ||
@@ -161,6 +182,49 @@ TEST_F(Fuzz, BrokenStrategyIsFoundShrunkSavedAndReproduced) {
                              "saved ", "1 failure;"}) {
     EXPECT_NE(out.str().find(needle), std::string::npos) << needle << "\n" << out.str();
   }
+}
+
+TEST_F(Fuzz, BrokenCycleIsFoundByTheCyclePropertyShrunkAndSavedAsCycles) {
+  FuzzArgs a = args("splitting-slip", 10, 12);
+  a.workloads = {"randsvd", "cycles"};
+  const FuzzReport r = run_fuzz(a);
+  ASSERT_EQ(r.failures.size(), 1u) << r.failures.front().failure.message;  // only the cycles
+  const FuzzFailure& f = r.failures[0];
+  EXPECT_EQ(f.failure.property, "CycleRatioMatchesOracle");
+  EXPECT_NE(f.failure.message.find("rel.err=2.000e+00"), std::string::npos)
+      << f.failure.message;
+  // Shrunk: one cycle of two updates on a 2 x 2 matrix.
+  EXPECT_EQ(f.counterexample.kase.n(), 2) << f.counterexample;
+  EXPECT_EQ(f.counterexample.kase.cycles, std::vector<int>{2}) << f.counterexample;
+  EXPECT_GT(r.tallies[0].stats.ratios_checked, 0);  // randsvd cases ran the other properties
+  EXPECT_NE(f.reproduce.find("--property CycleRatioMatchesOracle --workload cycles"),
+            std::string::npos)
+      << f.reproduce;
+
+  // Saved as a replay of schema 2 with moves/cycle, read back as cycles.
+  const ReplayData replay = read_replay(f.file);
+  ASSERT_TRUE(replay.cycle.has_value());
+  EXPECT_FALSE(replay.accept.has_value());
+  const CorpusEntry e = read_corpus_entry(f.file);
+  EXPECT_TRUE(same_case(e.kase, f.counterexample.kase));
+  const auto again = check_case(parse_property(e.property), e.strategy, e.options, e.kase);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->message, f.failure.message);
+  // ... and it is the slip that fails, not the case.
+  EXPECT_FALSE(
+      check_case(Property::cycle_ratio_matches_oracle, "splitting", e.options, e.kase).has_value());
+}
+
+TEST_F(Fuzz, CyclePropertyRunsOnTheCyclesWorkloadOnly) {
+  FuzzArgs a = args("splitting-double", 4, 8);
+  a.properties = {"CycleRatioMatchesOracle"};
+  EXPECT_THROW(run_fuzz(a), std::invalid_argument);  // randsvd alone: nothing to check
+  a.workloads = {"cycles"};
+  const FuzzReport r = run_fuzz(a);
+  EXPECT_TRUE(r.failures.empty());
+  EXPECT_EQ(r.tallies[0].cases, 4);
+  EXPECT_GT(r.tallies[0].stats.cycles_checked, 0);
+  EXPECT_EQ(r.tallies[0].stats.ratios, 0);
 }
 
 TEST_F(Fuzz, SecondsRunsBatchesUntilTheTimeIsUp) {

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <map>
 #include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -315,6 +316,20 @@ TEST_F(KernelRun, FuzzPassesTheExamplesAndCatchesEachBrokenVariant) {
     ++saved;
   }
   EXPECT_GE(saved, 4);
+}
+
+// The whole-cycle kernel is held to each cycle's exact ratio through exactly
+// singular intermediates: its cycles are compared, not skipped.
+TEST_F(KernelRun, FuzzComparesTheWholeCycleKernelsCycles) {
+  const testing::CommandResult r =
+      run("fuzz --kernel " + kernel("example_cycle") +
+          " --workload cycles --cases 6 --max-n 10 --seed 3 -q --corpus " + dir_.string());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::smatch row;
+  ASSERT_TRUE(std::regex_search(
+      r.out, row, std::regex(R"(\| kernel-example-cycle-double \| 6 \|.*\| (\d+) of (\d+) \| 0 \|)")))
+      << r.out;
+  EXPECT_GT(std::stoi(row[1]), 0) << r.out;
 }
 
 // ---- child processes ------------------------------------------------------------------------

@@ -79,8 +79,10 @@ ResultsFile synthetic() {
   return f;
 }
 
-/// Comparisons per strategy: 9 metrics, 4 counts, "finished".
-constexpr std::size_t kPerStrategy = 14;
+/// Comparisons per strategy: 10 metrics (the cycle-ratio error among them),
+/// 7 counts (cycle breakdowns, singular restarts and checkpoints among them),
+/// "finished".
+constexpr std::size_t kPerStrategy = 18;
 
 const Comparison* find(const RegressReport& r, const std::string& strategy,
                        const std::string& metric) {
@@ -510,7 +512,7 @@ TEST(RegressReports, MarkdownListsEveryComparisonWithItsStatus) {
   now.experiments[0].strategies[0].summary->flips = 100;
   const RegressReport r = compare_results(now, base);
   const std::string md = format_regress_summary(r, "nightly", {"baseline: b.h5"});
-  EXPECT_NE(md.find("**FAIL**: 1 of 28 comparisons failed."), std::string::npos) << md;
+  EXPECT_NE(md.find("**FAIL**: 1 of 36 comparisons failed."), std::string::npos) << md;
   EXPECT_NE(md.find("- baseline: b.h5"), std::string::npos);
   EXPECT_NE(md.find("| gaussian-n32 | sm-double | flips | 100 | 3 | 12 | **FAIL** |"),
             std::string::npos)
@@ -523,7 +525,7 @@ TEST(RegressReports, MarkdownListsEveryComparisonWithItsStatus) {
   }
   EXPECT_EQ(rows, r.comparisons.size());
   EXPECT_NE(format_regress_summary(compare_results(base, base), "n", {})
-                .find("**PASS**: all 28 comparisons held."),
+                .find("**PASS**: all 36 comparisons held."),
             std::string::npos);
 }
 
@@ -583,7 +585,27 @@ class WrongSignWoodbury final : public DeterminantUpdater {
   LogDet log_det_;
 };
 
+/// Splitting whose update cycles report a ratio 1e-9 too large (relative):
+/// about 1e6 eps in double, far outside the cycle error model of these
+/// well-conditioned cycles, and nothing else changed.
+class PerturbedCycle final : public testing::ForwardingUpdater {
+ public:
+  static constexpr double kPerturbation = 1e-9;
+  explicit PerturbedCycle(const UpdaterOptions& options)
+      : ForwardingUpdater(make_updater("splitting", options)) {}
+  CycleRatio apply_cycle(const std::vector<ColumnUpdate>& updates) override {
+    CycleRatio r = inner().apply_cycle(updates);
+    r.value *= 1.0 + kPerturbation;
+    return r;
+  }
+};
+
 const bool kRegistered = [] {
+  StrategyTraits completes;
+  completes.cycles = StrategyTraits::Cycles::whole;
+  register_strategy("splitting-cycle-perturbed", {Precision::double_},
+                    [](const UpdaterOptions& o) { return std::make_unique<PerturbedCycle>(o); },
+                    completes);
   register_strategy("sm-perturbed", {Precision::single, Precision::double_, Precision::mixed},
                     [](const UpdaterOptions& o) { return std::make_unique<PerturbedUpdate>(o); });
   register_strategy("sm-wrong-sign", {Precision::double_},
@@ -613,6 +635,34 @@ precision = "double"
 )";
   if (with_control) s += "[[strategy]]\nname = \"recompute\"\nlabel = \"control\"\n";
   return s;
+}
+
+/// A study of update cycles through exactly singular intermediate matrices
+/// (half of them shift cycles), as small: `subject` against LU recompute.
+std::string cycle_study(const std::string& subject) {
+  return R"(
+[study]
+name = "tiny-cycles"
+seed = 12
+[reference]
+certify = false
+[checks]
+sign_agreement = false
+[[experiment]]
+workload = "excitation-cycles"
+n = 12
+rank = 3
+shift = 0.5
+moves = 48
+checkpoint_every = 12
+[[strategy]]
+name = ")" + subject + R"("
+label = "subject"
+precision = "double"
+[[strategy]]
+name = "recompute"
+label = "control"
+)";
 }
 
 /// A name as JUnit classnames carry it (dots become underscores).
@@ -681,7 +731,7 @@ TEST_F(RegressRun, IdenticalRunPassesAndLeavesNoTemporaryFile) {
   EXPECT_EQ(xml.count("testsuite"), 2);
   EXPECT_EQ(xml.count("testcase"), 2 * 2 * int(kPerStrategy));
   EXPECT_EQ(xml.count("failure"), 0);
-  EXPECT_NE(slurp(a.summary).find("**PASS**: all 56 comparisons held."), std::string::npos);
+  EXPECT_NE(slurp(a.summary).find("**PASS**: all 72 comparisons held."), std::string::npos);
 
   const std::string prefix = "slaterlab-regress-" + std::to_string(::getpid()) + "-";
   for (const auto& entry : fs::directory_iterator(fs::temp_directory_path())) {
@@ -719,6 +769,58 @@ TEST_F(RegressRun, WrongSignInTheWoodburyCorrectionIsCaughtAndNamed) {
         << err;
   }
   EXPECT_EQ(err.find("/ control:"), std::string::npos) << "the control must pass:\n" << err;
+}
+
+// Update cycles: the cycle-ratio error and the cycle counts are compared as
+// the other metrics; the same study passes, a perturbed cycle ratio is
+// caught and named.
+TEST_F(RegressRun, PerturbedCycleRatioIsCaughtAndTheSameStudyPasses) {
+  RegressArgs base = args(write("base.toml", cycle_study("splitting")));
+  base.update_baseline = true;
+  std::string err;
+  ASSERT_EQ(regress(base, &err), 0) << err;
+
+  RegressArgs same = args(write("same.toml", cycle_study("splitting")));
+  same.junit = path("same.xml");
+  ASSERT_EQ(regress(same, &err), 0) << err;
+  const std::string xml = slurp(same.junit);
+  for (const char* metric : {"max_cycle_ratio_error", "cycle_breakdowns", "singular_restarts",
+                             "singular_checkpoints"}) {
+    EXPECT_NE(xml.find(std::string("name=\"") + metric + "\""), std::string::npos) << metric;
+  }
+  const ResultsFile baseline = read_results(base.baseline);
+  const StrategySummary& s = *baseline.experiments.at(0).strategies.at(0).summary;
+  EXPECT_GT(s.cycles, 0);
+  EXPECT_FALSE(std::isnan(s.max_cycle_ratio_error));  // measured, so judged
+
+  ASSERT_EQ(regress(args(write("perturbed.toml", cycle_study("splitting-cycle-perturbed"))), &err),
+            1)
+      << err;
+  EXPECT_NE(err.find("REGRESSION: excitation-cycles-n12 / subject: max_cycle_ratio_error 1e-09"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("/ control:"), std::string::npos) << "the control must pass:\n" << err;
+}
+
+// A baseline written before update cycles (no cycle fields: NaN errors, zero
+// counts) still passes against a run of an experiment without cycles.
+TEST(RegressCompare, BaselineWithoutCycleFieldsPasses) {
+  const ResultsFile now = synthetic();
+  ResultsFile old = now;
+  for (auto& s : old.experiments[0].strategies) {
+    s.summary->max_cycle_ratio_error = s.summary->max_cycle_ratio_error_eps = kNaN;
+    s.summary->cycle_breakdowns = s.summary->singular_restarts = 0;
+    s.summary->singular_checkpoints = s.summary->cycles = 0;
+  }
+  EXPECT_TRUE(compare_results(now, old).passed());
+  // ... and a cycle error that appears where the baseline has none is named.
+  ResultsFile cycles = now;
+  cycles.experiments[0].strategies[0].summary->max_cycle_ratio_error = 1e-15;
+  const RegressReport r = compare_results(cycles, old);
+  const Comparison* c = find(r, "sm-double", "max_cycle_ratio_error");
+  ASSERT_NE(c, nullptr);
+  EXPECT_FALSE(c->passed);
+  EXPECT_NE(c->detail.find("applies in only one of them"), std::string::npos) << c->detail;
 }
 
 TEST_F(RegressRun, MissingStrategyIsAFailureNamingIt) {
