@@ -157,6 +157,8 @@ int run_command(const RunArgs& args, const std::string& command_line) {
     fmt::print(stderr, "wrote {} ({} experiments x {} strategies, {} VMC runs, {:.1f} s)\n",
                args.output, study.experiments.size(), study.strategies.size(), study.vmc.size(),
                seconds);
+    fmt::print(stderr, "plot it: scripts/plot.py {} -o plots/ (in the source tree; one PNG per experiment, "
+               "and the VMC energies)\n", args.output);
   }
   for (const auto& f : report.failures) {
     fmt::print(stderr, "CHECK FAILED: {} / {}: {}\n", f.experiment, f.strategy, f.what);
