@@ -20,13 +20,7 @@ void launch_on_host(const cuda::SplineTable<T>& table, const double* positions, 
     for (long i = 0; i < table.npad; ++i) {
       const cuda::SplinePoint<T> r = cuda::spline_point<T, kVgl>(table.coefs, i, axes[0], axes[1], axes[2]);
       const long out = long(m) * table.npad + i;
-      v[out] = r.v;
-      if constexpr (kVgl) {
-        gx[out] = r.gx;
-        gy[out] = r.gy;
-        gz[out] = r.gz;
-        lap[out] = r.lap;
-      }
+      cuda::store_point<T, kVgl>(r, out, v, gx, gy, gz, lap);
     }
   }
 }

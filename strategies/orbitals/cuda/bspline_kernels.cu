@@ -30,13 +30,7 @@ __global__ void spline_kernel(SplineTable<T> table, const double* positions, int
     if (i < table.npad) {
       const SplinePoint<T> r = spline_point<T, kVgl>(table.coefs, i, axes[0], axes[1], axes[2]);
       const long out = long(m) * table.npad + i;
-      v[out] = r.v;
-      if constexpr (kVgl) {
-        gx[out] = r.gx;
-        gy[out] = r.gy;
-        gz[out] = r.gz;
-        lap[out] = r.lap;
-      }
+      store_point<T, kVgl>(r, out, v, gx, gy, gz, lap);
     }
     __syncthreads();  // axes are rewritten for the next position
   }

@@ -82,4 +82,17 @@ SLATERLAB_HOST_DEVICE inline SplinePoint<T> spline_point(const T* coefs, long i,
   return r;
 }
 
+/// Writes r as element `out` of the output arrays (gx..lap only with kVgl).
+template <class T, bool kVgl>
+SLATERLAB_HOST_DEVICE inline void store_point(const SplinePoint<T>& r, long out, T* v, T* gx, T* gy, T* gz,
+                                              T* lap) {
+  v[out] = r.v;
+  if constexpr (kVgl) {
+    gx[out] = r.gx;
+    gy[out] = r.gy;
+    gz[out] = r.gz;
+    lap[out] = r.lap;
+  }
+}
+
 }  // namespace slaterlab::cuda
