@@ -2,12 +2,9 @@
 # orbital sets are built. AUTO builds them when check_language(CUDA) finds
 # nvcc (also at /usr/local/cuda/bin when it is not on PATH); ON fails here
 # when it does not; OFF builds the CPU code only. Sets SLATERLAB_HAVE_CUDA.
-set(SLATERLAB_CUDA "AUTO" CACHE STRING "Build the CUDA code: AUTO, ON or OFF")
-set_property(CACHE SLATERLAB_CUDA PROPERTY STRINGS AUTO ON OFF)
-string(TOUPPER "${SLATERLAB_CUDA}" _slaterlab_cuda)
-if(NOT _slaterlab_cuda MATCHES "^(AUTO|ON|OFF)$")
-  message(FATAL_ERROR "SLATERLAB_CUDA must be AUTO, ON or OFF, got '${SLATERLAB_CUDA}'")
-endif()
+include(SlaterlabOptions)
+slaterlab_auto_option(SLATERLAB_CUDA "Build the CUDA code")
+set(_slaterlab_cuda ${SLATERLAB_CUDA_MODE})
 
 set(SLATERLAB_HAVE_CUDA OFF)
 if(NOT _slaterlab_cuda STREQUAL "OFF")
