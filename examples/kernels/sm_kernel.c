@@ -102,12 +102,46 @@ static void sm_destroy(void* kernel) {
   free(s);
 }
 
-/* Gauss-Jordan inversion of the n x n column-major `a` into s->inv, with
- * log|det| and its sign. */
+/* Gauss-Jordan elimination on the row-major n x 2n matrix [M | I], with or
+ * without partial pivoting: afterwards the right half holds M^{-1}, and
+ * log|det M| and its sign are returned. 0 on success, -1 at a zero or
+ * non-finite pivot (M singular; the right half is then unusable). */
+static int gauss_jordan(double* m, int n, int pivoting, double* log_abs, int* sign) {
+  const int w = 2 * n;
+  *log_abs = 0.0;
+  *sign = 1;
+  for (int c = 0; c < n; ++c) {
+    int p = c;
+    if (pivoting)
+      for (int i = c + 1; i < n; ++i)
+        if (fabs(m[i * w + c]) > fabs(m[p * w + c])) p = i;
+    const double pivot = m[p * w + c];
+    if (pivot == 0.0 || !isfinite(pivot)) return -1;
+    if (p != c) {
+      for (int j = 0; j < w; ++j) {
+        const double t = m[c * w + j];
+        m[c * w + j] = m[p * w + j];
+        m[p * w + j] = t;
+      }
+      *sign = -*sign;
+    }
+    *log_abs += log(fabs(pivot));
+    if (pivot < 0) *sign = -*sign;
+    for (int j = 0; j < w; ++j) m[c * w + j] /= pivot;
+    for (int i = 0; i < n; ++i) {
+      if (i == c) continue;
+      const double f = m[i * w + c];
+      if (f == 0.0) continue;
+      for (int j = 0; j < w; ++j) m[i * w + j] -= f * m[c * w + j];
+    }
+  }
+  return 0;
+}
+
+/* The inverse of the n x n column-major `a` into s->inv, with log|det|. */
 static int sm_reset(void* kernel, const double* a, int lda, char* message) {
   sm_kernel* s = kernel;
   const int n = s->n;
-  /* m = [A | I], row-major, 2n columns. */
   double* m = malloc(sizeof(double) * (size_t)n * 2 * (size_t)n);
   if (!m) {
     say(message, "out of memory");
@@ -118,42 +152,14 @@ static int sm_reset(void* kernel, const double* a, int lda, char* message) {
       m[i * 2 * n + j] = a[(size_t)j * (size_t)lda + (size_t)i];
       m[i * 2 * n + n + j] = i == j ? 1.0 : 0.0;
     }
-  double log_abs = 0.0;
-  int sign = 1;
-  for (int c = 0; c < n; ++c) {
-    int p = c;
-    if (s->pivot)
-      for (int i = c + 1; i < n; ++i)
-        if (fabs(m[i * 2 * n + c]) > fabs(m[p * 2 * n + c])) p = i;
-    const double pivot = m[p * 2 * n + c];
-    if (pivot == 0.0 || !isfinite(pivot)) {
-      free(m);
-      say(message, "zero or non-finite pivot: the matrix is singular");
-      return SLATERLAB_SINGULAR;
-    }
-    if (p != c) {
-      for (int j = 0; j < 2 * n; ++j) {
-        const double t = m[c * 2 * n + j];
-        m[c * 2 * n + j] = m[p * 2 * n + j];
-        m[p * 2 * n + j] = t;
-      }
-      sign = -sign;
-    }
-    log_abs += log(fabs(pivot));
-    if (pivot < 0) sign = -sign;
-    for (int j = 0; j < 2 * n; ++j) m[c * 2 * n + j] /= pivot;
-    for (int i = 0; i < n; ++i) {
-      if (i == c) continue;
-      const double f = m[i * 2 * n + c];
-      if (f == 0.0) continue;
-      for (int j = 0; j < 2 * n; ++j) m[i * 2 * n + j] -= f * m[c * 2 * n + j];
-    }
+  if (gauss_jordan(m, n, s->pivot, &s->log_abs, &s->sign) != 0) {
+    free(m);
+    say(message, "zero or non-finite pivot: the matrix is singular");
+    return SLATERLAB_SINGULAR;
   }
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) s->inv[i * n + j] = m[i * 2 * n + n + j];
   free(m);
-  s->log_abs = log_abs;
-  s->sign = sign;
   s->pending_k = -1;
   s->accepted = 0;
   return SLATERLAB_OK;
@@ -298,29 +304,10 @@ static int sm_apply_cycle(void* kernel, int n_updates, const double* columns, in
       sm[a * 2 * m + b] = y[b * n + k[a]];
       sm[a * 2 * m + m + b] = a == b ? 1.0 : 0.0;
     }
-  double det = 1.0;
-  for (int col = 0; col < m; ++col) {
-    int p = col;
-    for (int i = col + 1; i < m; ++i)
-      if (fabs(sm[i * 2 * m + col]) > fabs(sm[p * 2 * m + col])) p = i;
-    const double pivot = sm[p * 2 * m + col];
-    if (p != col) {
-      for (int j = 0; j < 2 * m; ++j) {
-        const double t = sm[col * 2 * m + j];
-        sm[col * 2 * m + j] = sm[p * 2 * m + j];
-        sm[p * 2 * m + j] = t;
-      }
-      det = -det;
-    }
-    det *= pivot;
-    if (pivot == 0.0 || !isfinite(pivot)) break;
-    for (int j = 0; j < 2 * m; ++j) sm[col * 2 * m + j] /= pivot;
-    for (int i = 0; i < m; ++i) {
-      if (i == col) continue;
-      const double f = sm[i * 2 * m + col];
-      for (int j = 0; j < 2 * m; ++j) sm[i * 2 * m + j] -= f * sm[col * 2 * m + j];
-    }
-  }
+  double log_det = 0.0;
+  int det_sign = 1;
+  const double det =
+      gauss_jordan(sm, m, 1, &log_det, &det_sign) == 0 ? det_sign * exp(log_det) : 0.0;
   *ratio = det;
   if (!isfinite(det) || fabs(det) < s->breakdown) {
     say(message, "cycle ratio below the breakdown threshold: A_after is (nearly) singular");

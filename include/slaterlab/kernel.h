@@ -84,8 +84,10 @@ typedef struct slaterlab_kernel_api {
   double default_breakdown;  /* threshold used when the study gives none; <= 0: 1e-12 */
 
   /* ---- required ---- */
-  /* A kernel for N x N matrices in `precision`; ratios with |ratio| <
-   * breakdown are breakdowns. NULL on failure, with a message. */
+  /* A kernel for N x N matrices in `precision` (any N >= 1: slaterlab
+   * validates the study's options by creating and destroying one kernel
+   * with N = 1 before any work); ratios with |ratio| < breakdown are
+   * breakdowns. NULL on failure (an unknown option...), with a message. */
   void* (*create)(int n, int precision, double breakdown, int n_options,
                   const slaterlab_option* options, char* message);
   void (*destroy)(void* kernel);
@@ -99,7 +101,8 @@ typedef struct slaterlab_kernel_api {
   int (*accept)(void* kernel, char* message);
   /* Drops the pending proposal; the state must be left unchanged. */
   int (*reject)(void* kernel, char* message);
-  /* Applies anything queued (delayed kernels); OK for the others. */
+  /* Applies anything queued (delayed kernels). May be NULL: nothing is
+   * ever queued. */
   int (*flush)(void* kernel, char* message);
   /* log|det A| and its sign (-1 or +1) for the current matrix. */
   int (*log_det)(void* kernel, double* log_abs, int* sign, char* message);

@@ -31,8 +31,12 @@ UpdaterBuilder by_storage() {
   };
 }
 
-const std::vector<Precision> kAll = {Precision::single, Precision::double_, Precision::mixed};
-const std::vector<Precision> kOnePrecision = {Precision::single, Precision::double_};
+// Functions, not globals: the registry may be built during another
+// translation unit's static initialisation (register_strategy in a test).
+std::vector<Precision> all_precisions() {
+  return {Precision::single, Precision::double_, Precision::mixed};
+}
+std::vector<Precision> float_and_double() { return {Precision::single, Precision::double_}; }
 
 /// The delayed window's memory: window, W and the flush's work (6 N K), B^{-1},
 /// W^T A' and B (3 K^2), in double.
@@ -70,18 +74,18 @@ StrategyTraits traits(std::vector<Precision> precisions, Set set) {
 std::vector<Entry>& registry() {
   using Bound = StrategyTraits::MoveBound;
   static std::vector<Entry> entries = {
-      {"recompute", traits(kOnePrecision, [](StrategyTraits& t) {
+      {"recompute", traits(float_and_double(), [](StrategyTraits& t) {
          t.factorises_every_move = true;
          t.carries_updates = false;
        }),
        by_storage<Recompute>()},
-      {"sm", traits(kAll, [](StrategyTraits& t) {
+      {"sm", traits(all_precisions(), [](StrategyTraits& t) {
          t.baseline = true;
          t.move_bound = Bound::triad;
          t.bench_walks = {{16, ""}};
        }),
        by_storage<ShermanMorrison>()},
-      {"delayed", traits(kAll, [](StrategyTraits& t) {
+      {"delayed", traits(all_precisions(), [](StrategyTraits& t) {
          t.variants = {"incremental", "naive"};
          t.windowed = true;
          t.extra_bytes = window_bytes;
@@ -91,22 +95,22 @@ std::vector<Entry>& registry() {
          t.bench_walks = delayed_bench_walks();
        }),
        make_delayed_update},
-      {"splitting", traits(kAll, [](StrategyTraits& t) {
+      {"splitting", traits(all_precisions(), [](StrategyTraits& t) {
          t.default_breakdown = kDefaultSplittingThreshold;
        }),
        make_splitting},
-      {"qr-givens", traits(kOnePrecision, [](StrategyTraits& t) {
+      {"qr-givens", traits(float_and_double(), [](StrategyTraits& t) {
          t.variants = {"delete-append", "rank1"};
          t.matrices = 2;
          t.bench_walks = {{16, ""}};
        }),
        by_storage<QrGivens>()},
-      {"qr-rank1", traits(kOnePrecision, [](StrategyTraits& t) {
+      {"qr-rank1", traits(float_and_double(), [](StrategyTraits& t) {
          t.variants = {"rank1"};
          t.matrices = 2;
        }),
        by_storage<QrRank1>()},
-      {"delayed-cuda", traits(kAll, [](StrategyTraits& t) {
+      {"delayed-cuda", traits(all_precisions(), [](StrategyTraits& t) {
          t.variants = {"incremental"};
          t.windowed = true;
          t.extra_bytes = window_bytes;

@@ -262,6 +262,30 @@ TEST_F(KernelRun, RegressAndBenchTakeKernels) {
   EXPECT_NE(r.err.find("no such file"), std::string::npos) << r.err;
 }
 
+TEST_F(KernelRun, MpirunGivesWhatOneProcessGives) {
+#ifndef SLATERLAB_HAVE_MPI
+  GTEST_SKIP() << "built without MPI";
+#endif
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun";
+  const std::string toml = study(kernel("example_sm"));
+  ASSERT_EQ(run("run " + toml + " -q -o " + path("one.h5")).exit_code, 0);
+  const testing::CommandResult r =
+      run_command("mpirun --oversubscribe --allow-run-as-root -n 2 " +
+                  std::string(SLATERLAB_BINARY) + " run " + toml + " -q -o " + path("two.h5"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const ResultsFile one = read_results(path("one.h5")), two = read_results(path("two.h5"));
+  ASSERT_EQ(two.experiments.size(), 1u);
+  ASSERT_EQ(two.experiments[0].strategies.size(), 2u);
+  for (std::size_t s = 0; s < 2; ++s) {
+    const auto& a = one.experiments[0].strategies[s];
+    const auto& b = two.experiments[0].strategies[s];
+    EXPECT_EQ(a.info.provenance, b.info.provenance);
+    ASSERT_TRUE(a.summary && b.summary);
+    EXPECT_EQ(a.summary->max_ratio_error, b.summary->max_ratio_error);  // bit for bit
+    EXPECT_EQ(a.summary->worst_log_det_error, b.summary->worst_log_det_error);
+  }
+}
+
 // ---- fuzz ----------------------------------------------------------------------------------
 
 TEST_F(KernelRun, FuzzPassesTheExamplesAndCatchesEachBrokenVariant) {

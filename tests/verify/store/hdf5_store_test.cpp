@@ -61,7 +61,14 @@ ExperimentInfo sample_experiment(const std::string& name, int salt) {
 StrategyInfo sample_strategy(const std::string& label, int salt) {
   return {label, salt % 2 ? "delayed" : "sm", salt % 2 ? "float" : "double",
           salt % 2 ? 0x1p-23 : 0x1p-52, 50 + salt, 1e-8 * (salt + 1), 4 + salt,
-          "variant-" + std::to_string(salt)};
+          "variant-" + std::to_string(salt),
+          // An external kernel's record on odd salts, none (a built-in) on even ones.
+          salt % 2 ? std::vector<std::pair<std::string, std::string>>{
+                         {"library", "/lib/libk" + std::to_string(salt) + ".so"},
+                         {"library_sha256", std::string(64, 'a')},
+                         {"kernel_name", "k"},
+                         {"kernel_version", "1." + std::to_string(salt)}}
+                   : std::vector<std::pair<std::string, std::string>>{}};
 }
 
 ReferenceCheckpoint sample_reference_row(int i, int salt) {
@@ -162,6 +169,7 @@ void expect_equal(const StrategyInfo& a, const StrategyInfo& b) {
   EXPECT_TRUE(same_bits(a.breakdown, b.breakdown));
   EXPECT_EQ(a.k, b.k);
   EXPECT_EQ(a.variant, b.variant);
+  EXPECT_EQ(a.provenance, b.provenance);
 }
 
 void expect_equal(const ReferenceCheckpoint& a, const ReferenceCheckpoint& b) {
