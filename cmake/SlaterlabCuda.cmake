@@ -1,15 +1,12 @@
 # SLATERLAB_CUDA = AUTO (default) | ON | OFF: whether the CUDA strategies and
 # orbital sets are built. AUTO builds them when check_language(CUDA) finds
 # nvcc (also at /usr/local/cuda/bin when it is not on PATH); ON fails here
-# when it does not; OFF builds the CPU code only. Sets SLATERLAB_WITH_CUDA.
-set(SLATERLAB_CUDA "AUTO" CACHE STRING "Build the CUDA code: AUTO, ON or OFF")
-set_property(CACHE SLATERLAB_CUDA PROPERTY STRINGS AUTO ON OFF)
-string(TOUPPER "${SLATERLAB_CUDA}" _slaterlab_cuda)
-if(NOT _slaterlab_cuda MATCHES "^(AUTO|ON|OFF)$")
-  message(FATAL_ERROR "SLATERLAB_CUDA must be AUTO, ON or OFF, got '${SLATERLAB_CUDA}'")
-endif()
+# when it does not; OFF builds the CPU code only. Sets SLATERLAB_HAVE_CUDA.
+include(SlaterlabOptions)
+slaterlab_auto_option(SLATERLAB_CUDA "Build the CUDA code")
+set(_slaterlab_cuda ${SLATERLAB_CUDA_MODE})
 
-set(SLATERLAB_WITH_CUDA OFF)
+set(SLATERLAB_HAVE_CUDA OFF)
 if(NOT _slaterlab_cuda STREQUAL "OFF")
   if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
     set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
@@ -26,7 +23,7 @@ if(NOT _slaterlab_cuda STREQUAL "OFF")
     find_package(CUDAToolkit REQUIRED)
     set(CMAKE_CUDA_STANDARD 17)  # the kernels need no more (CMake 3.25 knows no CUDA20 for nvcc 13)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
-    set(SLATERLAB_WITH_CUDA ON)
+    set(SLATERLAB_HAVE_CUDA ON)
     message(STATUS "slaterlab: CUDA ${CMAKE_CUDA_COMPILER_VERSION} found, building the CUDA code "
                    "for architectures ${CMAKE_CUDA_ARCHITECTURES}")
   elseif(_slaterlab_cuda STREQUAL "ON")

@@ -46,7 +46,7 @@ foreach(library ${ARB_LIBRARY} ${FLINT_LIBRARY})
   string(REGEX REPLACE "^lib" "" file ${file})
   string(APPEND SLATERLAB_PC_LIBS " -L${dir} -l${file}")
 endforeach()
-if(SLATERLAB_WITH_CUDA)  # slaterlab_cuda's own links (CUDA::cublas, CUDA::cudart)
+if(SLATERLAB_HAVE_CUDA)  # slaterlab_cuda's own links (CUDA::cublas, CUDA::cudart)
   string(APPEND SLATERLAB_PC_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcublas -lcudart")
 endif()
 if(SLATERLAB_SANITIZE)  # as the targets' link options

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#if SLATERLAB_WITH_CUDA
+#if SLATERLAB_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
 
@@ -10,7 +10,7 @@ namespace slaterlab {
 namespace {
 
 std::optional<std::string> probe() {
-#if SLATERLAB_WITH_CUDA
+#if SLATERLAB_HAVE_CUDA
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
@@ -26,7 +26,7 @@ std::optional<std::string> probe() {
 
 }  // namespace
 
-bool built_with_cuda() { return SLATERLAB_WITH_CUDA != 0; }
+bool built_with_cuda() { return SLATERLAB_HAVE_CUDA != 0; }
 
 const std::optional<std::string>& cuda_unavailable() {
   static const std::optional<std::string> reason = probe();

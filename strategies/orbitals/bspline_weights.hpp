@@ -7,11 +7,7 @@
 
 #include <math.h>
 
-#if defined(__CUDACC__)
-#define SLATERLAB_HOST_DEVICE __host__ __device__
-#else
-#define SLATERLAB_HOST_DEVICE
-#endif
+#include "slaterlab/strategies/cuda/host_device.hpp"
 
 namespace slaterlab {
 

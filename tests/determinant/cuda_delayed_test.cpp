@@ -11,18 +11,30 @@
 // rounding of cuBLAS's reductions and fused multiply-adds, which the budget
 // bounds for any order of the same operations (it counts every
 // accumulation of length up to N + K, as for two CPU strategies).
+//
+// The kernels' threads (delayed_thread.hpp) also run on the host everywhere:
+// HostWindow plays delayed-cuda's algorithm for one window, its cuBLAS
+// calls as Eigen products and its kernels as their threads
+// (delayed_threads_on_host.hpp), against the CPU delayed update and the
+// reference within the same budget (only the order of the same operations
+// differs).
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "slaterlab/strategies/cuda/device.hpp"
+#include "slaterlab/strategies/determinant/delayed_window.hpp"
 #include "slaterlab/strategies/determinant/linalg.hpp"
 #include "slaterlab/strategies/determinant/updater_options.hpp"
+#include "tests/determinant/delayed_threads_on_host.hpp"
 #include "tests/determinant/update_test_support.hpp"
 
 namespace slaterlab {
@@ -84,6 +96,95 @@ void check_matches_reference(Precision p) {
   if (budget.sign_reliable) RC_ASSERT(gpu->log_det().sign == lu.log_det.sign);
 }
 
+/// One window of delayed-cuda (delayed_cuda_update.cpp) on the host, in
+/// T: moves of distinct electrons, every move accepted and bordered (no
+/// growth guard), then the flush. Ainv is kept transposed, as on the device.
+template <class T>
+class HostWindow {
+ public:
+  HostWindow(const Eigen::MatrixXd& a0, int capacity)
+      : n_(int(a0.rows())), ld_(capacity), ainvt_(a0.inverse().transpose().cast<T>()),
+        columns_(MatrixX<T>::Zero(n_, ld_)), w_(MatrixX<T>::Zero(n_, ld_)),
+        binv_(MatrixX<T>::Zero(ld_, ld_)), wa_table_(MatrixX<T>::Zero(ld_, ld_)),
+        ra_(ld_), c_(ld_), q_(ld_) {}
+
+  /// ratio() then accept(): cur = r - W q, q = B^{-T} c; then B^{-1} bordered.
+  double ratio_and_accept(int k, const Eigen::VectorXd& new_column) {
+    const VectorX<T> column = new_column.cast<T>();
+    const VectorX<T> row = ainvt_.col(k);
+    VectorX<T> cur = row;
+    if (m_ > 0) {
+      ra_.head(m_) = columns_.leftCols(m_).transpose() * row;
+      subtract_replaced_on_host(ra_.data(), c_.data(), electron_.data(), m_, k);
+      q_.head(m_) = binv_.topLeftCorner(m_, m_).transpose() * c_.head(m_);
+      cur -= w_.leftCols(m_) * q_.head(m_);
+    }
+    const T rho = cur.dot(column);
+    const T rc = row.dot(column);
+    if (m_ == 0) {
+      border_inverse_on_host<T>(binv_.data(), wa_table_.data(), ld_, nullptr, nullptr, nullptr, nullptr, 0, rc,
+                                rc);
+    } else {
+      const VectorX<T> wa = w_.leftCols(m_).transpose() * column;
+      const VectorX<T> t = binv_.topLeftCorner(m_, m_) * wa;
+      border_inverse_on_host(binv_.data(), wa_table_.data(), ld_, t.data(), q_.data(), wa.data(), ra_.data(),
+                             m_, rho, rc);
+    }
+    columns_.col(m_) = column;
+    w_.col(m_) = row;
+    electron_.push_back(k);
+    ++m_;
+    return double(rho);
+  }
+
+  /// The flush's Ainv: Z B^T = W (B = P L U: Z = W P L^{-T} U^{-T}), then
+  /// Ainv^T -= Z (Ainv U)^T.
+  Eigen::MatrixXd flushed_inverse() const {
+    const std::optional<LuFactors<T>> lu = window_matrix_lu(wa_table_.data(), ld_, m_);
+    RC_ASSERT(lu.has_value());
+    const std::vector<int> order = lu_column_order(lu->pivots);
+    MatrixX<T> z(n_, m_);
+    gather_columns_on_host(w_.data(), n_, order.data(), m_, z.data());
+    z = lu->lu.template triangularView<Eigen::UnitLower>().solve(z.transpose()).transpose();
+    z = lu->lu.template triangularView<Eigen::Upper>().solve(z.transpose()).transpose();
+    MatrixX<T> y = ainvt_.transpose() * columns_.leftCols(m_);
+    subtract_replaced_columns_on_host(y.data(), n_, m_, electron_.data());
+    const MatrixX<T> ainvt = ainvt_ - z * y.transpose();
+    return ainvt.transpose().template cast<double>();
+  }
+
+ private:
+  template <class U>
+  using VectorX = Eigen::Matrix<U, Eigen::Dynamic, 1>;
+  int n_, ld_, m_ = 0;
+  MatrixX<T> ainvt_, columns_, w_, binv_, wa_table_;
+  VectorX<T> ra_, c_, q_;
+  std::vector<int> electron_;
+};
+
+/// A window of m <= N accepted moves of distinct electrons on an N x N
+/// Gaussian matrix: HostWindow's ratios against the CPU delayed update, its
+/// flushed inverse against a double LU of the exact final matrix.
+template <class T>
+void check_threads_on_host(Precision p) {
+  const int n = *rc::gen::inRange(1, 25);
+  const int m = *rc::gen::inRange(1, n + 1);
+  std::mt19937_64 rng(*rc::gen::arbitrary<std::uint32_t>());
+  std::vector<int> electrons(static_cast<std::size_t>(n));
+  std::iota(electrons.begin(), electrons.end(), 0);
+  std::shuffle(electrons.begin(), electrons.end(), rng);
+  Scenario s{gaussian(n, n, rng), {}};
+  for (int j = 0; j < m; ++j) s.moves.push_back({electrons[std::size_t(j)], gaussian_vector(n, rng), true});
+  const Budget budget = error_budget(s, storage_epsilon(p), m);
+  HostWindow<T> window(s.a0, m);
+  RunResult host;
+  for (const Move& mv : s.moves) host.ratios.push_back(window.ratio_and_accept(int(mv.k), mv.column));
+  const auto cpu = make_updater("delayed", options_for(p, m));
+  assert_ratios_agree(host, run(*cpu, s), budget);
+  const auto lu = lu_factor<double>(budget.final_matrix());
+  RC_ASSERT(relative_error_2norm(window.flushed_inverse(), lu_inverse<double>(lu)) <= budget.final_inverse_tol());
+}
+
 template <class Check>
 void property(const char* name, Check check) {
   EXPECT_TRUE(rc::check(name, check));
@@ -101,6 +202,12 @@ TEST(CudaDelayed, FlushedStateMatchesTheReference) {
   property("double", [] { check_matches_reference(Precision::double_); });
   property("float", [] { check_matches_reference(Precision::single); });
   property("mixed", [] { check_matches_reference(Precision::mixed); });
+}
+
+// Runs everywhere: the kernels' arithmetic, on the host.
+TEST(CudaDelayed, ThreadArithmeticOnHostMatchesCpuDelayedAndTheReference) {
+  property("double", [] { check_threads_on_host<double>(Precision::double_); });
+  property("float", [] { check_threads_on_host<float>(Precision::single); });
 }
 
 TEST(CudaDelayed, RejectedAndObservedMovesChangeNothing) {

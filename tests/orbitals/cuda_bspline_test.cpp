@@ -27,6 +27,11 @@
 // rounding (gamma_d S), the double spline's (gamma_d(double) S), the
 // coefficients' rounding to T (eps_T S) and the weights' (3 eps_T S, already
 // in d): (gamma_d(T) + gamma_d(double) + eps_T) S.
+//
+// The GPU threads' arithmetic (bspline_thread.hpp) also runs on the host
+// everywhere (bspline_threads_on_host.hpp): the same 2 gamma_d S bound
+// against the CPU kernel, since the host compiler may fuse and order the
+// same operations differently again.
 
 #include <gtest/gtest.h>
 
@@ -36,12 +41,14 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "slaterlab/strategies/cuda/device.hpp"
 #include "slaterlab/strategies/orbitals/bspline.hpp"
 #include "slaterlab/strategies/orbitals/bspline_weights.hpp"
 #include "slaterlab/strategies/orbitals/cuda/device_orbitals.hpp"
 #include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
+#include "tests/orbitals/bspline_threads_on_host.hpp"
 
 namespace slaterlab {
 namespace {
@@ -149,6 +156,45 @@ void check_matches_cpu_kernel() {
 
 TEST(CudaBspline, MatchesCpuKernelWithinRoundingFloat) { check_matches_cpu_kernel<float>(); }
 TEST(CudaBspline, MatchesCpuKernelWithinRoundingDouble) { check_matches_cpu_kernel<double>(); }
+
+/// The GPU threads' arithmetic run on the host (no device needed) against
+/// the CPU kernel on the same table, values-only and VGL.
+template <class T>
+void check_threads_on_host_match_cpu_kernel() {
+  const Fixture f;
+  const BsplineOrbitals<T> cpu(f.exact, f.rule);
+  const Eigen::Matrix3Xd r = sample_points(60, 2.0, cpu.box(), 5);
+  const cuda::SplineTable<T> table{cpu.table(), int(cpu.box().grid), long(cpu.padded_size()),
+                                   cpu.box().half_width, 1.0 / cpu.box().spacing()};
+  const Eigen::Index n = cpu.size(), npad = cpu.padded_size(), count = r.cols();
+  std::vector<T> v(std::size_t(count * npad)), gx(v.size()), gy(v.size()), gz(v.size()), lap(v.size()),
+      values(v.size());
+  testing::spline_vgl_on_host(table, r.data(), int(count), v.data(), gx.data(), gy.data(), gz.data(), lap.data());
+  testing::spline_values_on_host(table, r.data(), int(count), values.data());
+  OrbitalVGL want, got, values_only;
+  cpu.evaluate_vgl(r, want);
+  got.value.resize(n, count);
+  got.gradient.resize(3 * n, count);
+  got.laplacian.resize(n, count);
+  values_only = want;
+  for (Eigen::Index m = 0; m < count; ++m)
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const auto at = std::size_t(m * npad + i);
+      got.value(i, m) = v[at];
+      got.gradient(3 * i, m) = gx[at];
+      got.gradient(3 * i + 1, m) = gy[at];
+      got.gradient(3 * i + 2, m) = gz[at];
+      got.laplacian(i, m) = lap[at];
+      values_only.value(i, m) = values[at];
+    }
+  expect_within_rounding(cpu, r, got, want, 2.0 * gamma_d<T>(), "GPU threads on the host vs CPU");
+  expect_within_rounding(cpu, r, values_only, want, 2.0 * gamma_d<T>(), "GPU value threads on the host vs CPU");
+}
+
+TEST(CudaBspline, ThreadArithmeticOnHostMatchesCpuKernelFloat) { check_threads_on_host_match_cpu_kernel<float>(); }
+TEST(CudaBspline, ThreadArithmeticOnHostMatchesCpuKernelDouble) {
+  check_threads_on_host_match_cpu_kernel<double>();
+}
 
 template <class T>
 void check_against_analytic() {

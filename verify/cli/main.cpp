@@ -20,7 +20,9 @@
 #include "verify/store/hdf5_store.hpp"
 #include "verify/cli/bench.hpp"
 #include "verify/cli/errors.hpp"
+#if SLATERLAB_HAVE_RAPIDCHECK
 #include "verify/cli/fuzz.hpp"
+#endif
 #include "verify/run/mpi_run.hpp"
 #include "verify/run/plan.hpp"
 #include "verify/report/regress.hpp"
@@ -60,6 +62,13 @@ struct RunArgs {
   bool append = false;
   bool dry_run = false;
 };
+
+/// Why a command of the command line is missing from this build.
+[[maybe_unused]] std::string not_built(const char* command, const char* package, const char* option) {
+  return fmt::format("`{}` is not in this build: {} was not found when it was configured (install it "
+                     "and configure again, with -D{}=ON to make sure)",
+                     command, package, option);
+}
 
 struct PreparedStudy {
   StudyConfig study;
@@ -157,6 +166,8 @@ int run_command(const RunArgs& args, const std::string& command_line) {
     fmt::print(stderr, "wrote {} ({} experiments x {} strategies, {} VMC runs, {:.1f} s)\n",
                args.output, study.experiments.size(), study.strategies.size(), study.vmc.size(),
                seconds);
+    fmt::print(stderr, "plot it: scripts/plot.py {} -o plots/ (in the source tree; one PNG per experiment, "
+               "and the VMC energies)\n", args.output);
   }
   for (const auto& f : report.failures) {
     fmt::print(stderr, "CHECK FAILED: {} / {}: {}\n", f.experiment, f.strategy, f.what);
@@ -225,8 +236,12 @@ int main_impl(int argc, char** argv) {
   CLI::App* bench_cmd = app.add_subcommand(
       "bench", "Benchmark update strategies, references and B-spline orbitals against this "
                "machine's GEMM and memory-bandwidth limits (Google Benchmark; README: Performance)");
+#if SLATERLAB_HAVE_BENCHMARK
   bench_cmd->footer(std::string("Options (other arguments go to Google Benchmark):\n") +
                     bench_usage());
+#else
+  bench_cmd->footer(not_built("bench", "Google Benchmark", "SLATERLAB_BENCH"));
+#endif
   bench_cmd->allow_extras();
   bench_cmd->prefix_command();
 
@@ -249,6 +264,7 @@ int main_impl(int argc, char** argv) {
   regress_cmd->add_flag("-q,--quiet", regress.quiet,
                         "Only regressions, failed checks and baseline updates on stderr; no table");
 
+#if SLATERLAB_HAVE_RAPIDCHECK
   FuzzArgs fuzz;
   int fuzz_cases = 0;
   double fuzz_seconds = 0;
@@ -280,6 +296,11 @@ int main_impl(int argc, char** argv) {
   fuzz_cmd->add_option("--corpus", fuzz.corpus, "Where counterexamples are saved (must exist)")
       ->capture_default_str();
   fuzz_cmd->add_flag("-q,--quiet", fuzz.quiet, "No progress on stderr");
+#else
+  CLI::App* fuzz_cmd = app.add_subcommand("fuzz", not_built("fuzz", "RapidCheck", "SLATERLAB_FUZZ"));
+  fuzz_cmd->allow_extras();
+  fuzz_cmd->prefix_command();
+#endif
 
   try {
     app.parse(argc, argv);
@@ -299,19 +320,27 @@ int main_impl(int argc, char** argv) {
   }
   if (*table_cmd) return table_command(table_file, table_format, table_kind);
   if (*bench_cmd) {
+#if !SLATERLAB_HAVE_BENCHMARK
+    throw std::invalid_argument(not_built("bench", "Google Benchmark", "SLATERLAB_BENCH"));
+#else
     std::vector<std::string> extras = bench_cmd->remaining();
     std::vector<char*> bench_argv{argv[0]};
     for (auto& e : extras) bench_argv.push_back(e.data());
     int bench_argc = int(bench_argv.size());
     return run_bench(bench_argc, bench_argv.data());
+#endif
   }
   if (*regress_cmd) return regress_cli(regress, quoted_command_line(argc, argv));
   if (*fuzz_cmd) {
+#if !SLATERLAB_HAVE_RAPIDCHECK
+    throw std::invalid_argument(not_built("fuzz", "RapidCheck", "SLATERLAB_FUZZ"));
+#else
     if (*cases_opt) fuzz.cases = fuzz_cases;
     if (*seconds_opt) fuzz.seconds = fuzz_seconds;
     if (*seed_opt) fuzz.seed = fuzz_seed;
     const bool progress = !fuzz.quiet && isatty(STDERR_FILENO);
     return fuzz_command(fuzz, std::cout, progress ? &std::cerr : nullptr);
+#endif
   }
   return kExitBadInput;
 }

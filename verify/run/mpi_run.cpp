@@ -17,7 +17,7 @@
 #include "verify/run/runner.hpp"
 #include "verify/run/vmc_study.hpp"
 
-#ifdef SLATERLAB_HAVE_MPI
+#if SLATERLAB_HAVE_MPI
 #include <mpi.h>
 #endif
 
@@ -74,7 +74,7 @@ int launched_processes() {
   return 1;
 }
 
-#ifdef SLATERLAB_HAVE_MPI
+#if SLATERLAB_HAVE_MPI
 namespace {
 
 // ---- byte packing (one field list per type, for both directions) ----------

@@ -4,7 +4,7 @@
 
 #include "slaterlab/strategies/cuda/device.hpp"
 
-#if SLATERLAB_WITH_CUDA
+#if SLATERLAB_HAVE_CUDA
 #include "slaterlab/strategies/determinant/cuda/delayed_cuda_update.hpp"
 #endif
 
@@ -12,7 +12,7 @@ namespace slaterlab {
 
 std::unique_ptr<DeterminantUpdater> make_delayed_cuda(const UpdaterOptions& options) {
   if (const auto& why = cuda_unavailable()) throw std::invalid_argument("delayed-cuda: " + *why);
-#if SLATERLAB_WITH_CUDA
+#if SLATERLAB_HAVE_CUDA
   switch (options.precision) {
     case Precision::double_: return std::make_unique<CudaDelayedUpdate<double, double>>(options);
     case Precision::single: return std::make_unique<CudaDelayedUpdate<float, float>>(options);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "slaterlab/strategies/cuda/runtime.hpp"
+#include "slaterlab/strategies/determinant/cuda/delayed_thread.hpp"
 
 namespace slaterlab::cuda {
 namespace {
@@ -15,60 +16,45 @@ int blocks_for(long count) { return int((count + kThreads - 1) / kThreads); }
 
 void check_launch(const char* what) { check(cudaGetLastError(), what); }
 
+// The kernels launch one thread per element (grid-strided where the count
+// may exceed the grid); the arithmetic is delayed_thread.hpp's.
 template <class From, class To>
 __global__ void convert_kernel(const From* in, To* out, long count) {
   for (long i = blockIdx.x * long(blockDim.x) + threadIdx.x; i < count; i += long(gridDim.x) * blockDim.x)
-    out[i] = To(in[i]);
+    convert_at(in, out, i);
 }
 
 template <class T>
 __global__ void subtract_replaced_kernel(const T* x, T* out, const int* electron, int m, int k) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= m) return;
-  out[i] = x[i] - (electron[i] == k ? T(1) : T(0));
+  if (i < m) subtract_replaced_at(x, out, electron, k, i);
 }
 
 template <class T>
 __global__ void gather_columns_kernel(const T* in, int n, const int* order, int m, T* out) {
   const long count = long(n) * m;
-  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < count; e += long(gridDim.x) * blockDim.x) {
-    const long row = e % n, column = e / n;
-    out[e] = in[row + long(order[column]) * n];
-  }
+  for (long e = blockIdx.x * long(blockDim.x) + threadIdx.x; e < count; e += long(gridDim.x) * blockDim.x)
+    gather_column_at(in, n, order, out, e);
 }
 
 template <class T>
 __global__ void border_inverse_kernel(T* binv, T* wa_table, int ld, const T* t, const T* q,
                                       const T* wa, const T* ra, int m, T s) {
-  // (i, j) over the (m + 1) x (m + 1) bordered block, the corner excluded
-  // (set by the caller's second launch, so that no thread reads what
-  // another writes).
+  // The corner is set by the caller's second launch, so that no thread reads
+  // what another writes.
   const long e = blockIdx.x * long(blockDim.x) + threadIdx.x;
-  const long size = long(m + 1) * (m + 1);
-  if (e >= size) return;
-  const int i = int(e % (m + 1)), j = int(e / (m + 1));
-  if (i < m && j < m) {
-    binv[i + long(j) * ld] += t[i] * (q[j] / s);
-  } else if (i < m) {  // j == m: the new column
-    binv[i + long(m) * ld] = -t[i] / s;
-    wa_table[i + long(m) * ld] = wa[i];
-  } else if (j < m) {  // i == m: the new row
-    binv[m + long(j) * ld] = -q[j] / s;
-    wa_table[m + long(j) * ld] = ra[j];
-  }
+  if (e < long(m + 1) * (m + 1)) border_inverse_at(binv, wa_table, ld, t, q, wa, ra, m, s, e);
 }
 
 template <class T>
 __global__ void corner_kernel(T* binv, T* wa_table, int ld, int m, T s, T rc) {
-  binv[m + long(m) * ld] = T(1) / s;
-  wa_table[m + long(m) * ld] = rc;
+  border_corner(binv, wa_table, ld, m, s, rc);
 }
 
 template <class T>
 __global__ void subtract_replaced_columns_kernel(T* y, int n, int m, const int* electron) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= m) return;
-  y[electron[i] + long(i) * n] -= T(1);
+  if (i < m) subtract_replaced_column_at(y, n, electron, i);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 
 #include "slaterlab/strategies/cuda/device.hpp"
 
-#if SLATERLAB_WITH_CUDA
+#if SLATERLAB_HAVE_CUDA
 #include "slaterlab/strategies/orbitals/cuda/bspline_cuda.hpp"
 #endif
 
@@ -15,7 +15,7 @@ template <class T>
 std::unique_ptr<OrbitalSet> to_device(const BsplineOrbitals<T>& cpu) {
   const std::string name = cpu.label() + "-cuda";
   if (const auto why = orbital_set_unavailable(name)) throw std::invalid_argument(*why);
-#if SLATERLAB_WITH_CUDA
+#if SLATERLAB_HAVE_CUDA
   return std::make_unique<CudaBsplineOrbitals<T>>(cpu);
 #else
   throw std::logic_error(name + ": unreachable without CUDA");
@@ -37,7 +37,7 @@ std::unique_ptr<OrbitalSet> on_cuda_device(const BsplineOrbitals<float>& cpu) { 
 std::unique_ptr<OrbitalSet> on_cuda_device(const BsplineOrbitals<double>& cpu) { return to_device(cpu); }
 
 std::optional<BsplineBox> cuda_bspline_box([[maybe_unused]] const OrbitalSet& set) {
-#if SLATERLAB_WITH_CUDA
+#if SLATERLAB_HAVE_CUDA
   if (const auto* f = dynamic_cast<const CudaBsplineOrbitals<float>*>(&set)) return f->box();
   if (const auto* d = dynamic_cast<const CudaBsplineOrbitals<double>*>(&set)) return d->box();
 #endif

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 namespace slaterlab {
@@ -162,6 +163,18 @@ TEST(Config, DefaultStudyIsValidAndCoversTheRequiredRange) {
   EXPECT_GE(largest, 256);
   EXPECT_TRUE(gaussian);
   EXPECT_TRUE(randsvd_1e8);
+  // The other two tables of the main job: float against double B-spline
+  // orbitals (with the analytic orbitals they approximate), and qs against
+  // pbp sampling at the same N and step.
+  std::set<std::string> orbitals;
+  std::set<std::pair<Eigen::Index, double>> pbp, qs;
+  for (const auto& v : s.vmc) {
+    orbitals.insert(v.orbitals);
+    if (v.orbitals == "analytic") (v.scheme == "qs" ? qs : pbp).insert({v.n, v.step});
+  }
+  EXPECT_EQ(orbitals, (std::set<std::string>{"analytic", "bspline-double", "bspline-float"}));
+  EXPECT_FALSE(qs.empty());
+  for (const auto& run : qs) EXPECT_TRUE(pbp.count(run)) << "qs run N = " << run.first << " has no pbp twin";
 }
 
 }  // namespace

@@ -175,7 +175,7 @@ void expect_same_results(const ResultsFile& x, const ResultsFile& y) {
 class MpiRun : public ::testing::Test {
  protected:
   void SetUp() override {
-#ifndef SLATERLAB_HAVE_MPI
+#if !SLATERLAB_HAVE_MPI
     GTEST_SKIP() << "built without MPI";
 #endif
     if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun";
