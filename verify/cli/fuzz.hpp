@@ -38,7 +38,7 @@
 //   shrinking), except that --seconds decides how many batches run and the
 //   shrink budget may stop shrinking early (the report says so).
 //
-// Corpus entry: a replay file (replay_schema_version 1, README "Replay files")
+// Corpus entry: a replay file (replay_schema_version 1, docs/replay.md)
 // with moves/accept, whose string root attributes name the strategy, its
 // options, the property, the failure message, the seed and a status
 // ("known-finding": a known, unfixed violation the suite expects to still
