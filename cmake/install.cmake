@@ -1,5 +1,5 @@
 # `cmake --install <build> --prefix P` installs the library part of slaterlab
-# for QMC codes to link (README "Using slaterlab as a library"):
+# for QMC codes to link (docs/library.md):
 #   P/include/slaterlab/{reference,strategies}/...   the headers
 #   P/include/slaterlab/kernel.h                      the C ABI of external kernels
 #   P/lib/libslaterlab_*.a                            the static libraries

@@ -1,46 +1,21 @@
 #pragma once
-// Exact results for the VMC model of DESIGN.md: N spin-polarised fermions in
+// Exact results for the VMC model (docs/vmc.md): N spin-polarised fermions in
 // the isotropic 3D trap V(r) = w^2 r^2 / 2 (hbar = m = 1), trial function the
 // Slater determinant of the lowest N harmonic-oscillator orbitals of
-// frequency alpha. Derived here from the algebra of the oscillator alone
-// (nothing from strategies/), so it can judge the orbital and sampling code.
+// frequency alpha. Derived from the algebra of the oscillator alone (nothing
+// from strategies/), so that it can judge the orbital and sampling code.
 //
-// Shells. The oscillator states (nx, ny, nz) of shell n = nx + ny + nz have
-// energy alpha (n + 3/2); shell n holds (n+1)(n+2)/2 states. The lowest N
-// states fill the shells in order, so the shell of state i (0-based) follows
-// by counting. Closed shells: N = (K+1)(K+2)(K+3)/6 = 1, 4, 10, 20, 35, ...
-//
-// Local energy in closed form. Every orbital obeys
-//   -1/2 lap phi_i = (alpha (n_i + 3/2) - alpha^2 r^2 / 2) phi_i,
-// and the determinant is linear in each column, so
-//   sum_j lap_j Psi / Psi = sum_j sum_i Ainv(j, i) lap phi_i(r_j)
-//                         = sum_i 2 alpha (n_i + 3/2) - alpha^2 R2,
-// with R2 = sum_j |r_j|^2 (the alpha^2 r_j^2 terms sum with (Ainv A)(j,j) = 1,
-// the eigenvalue terms with (A Ainv)(i,i) = 1). Hence, with S = sum_i (n_i + 3/2),
-//   E_L(R) = alpha S + (w^2 - alpha^2) R2 / 2             (exact_local_energy)
-// is a function of R2 alone; for alpha = w it is the constant w S.
-//
-// Moments of R2 under |Psi|^2 (a one-body operator in a Slater determinant
-// of orthonormal orbitals). With x = (a + a^+) / sqrt(2 alpha) per axis,
-//   r^2 = sum_d (2 n_d + 1) / (2 alpha) + (a_d^2 + a_d^+2) / (2 alpha):
-//   <R2>     = sum_i <i|r^2|i> = S / alpha,
-//   Var(R2)  = sum_{i occupied} sum_{p empty} |<p|r^2|i>|^2
-// (the occupied-occupied part cancels against the exchange term), where r^2
-// links i only to the states two quanta up or down along one axis:
-//   |<n_d + 2|r^2|n_d>|^2 = (n_d + 1)(n_d + 2) / (4 alpha^2),
-//   |<n_d - 2|r^2|n_d>|^2 = n_d (n_d - 1) / (4 alpha^2).
-// For a closed shell only the upward links of the top two shells leave the
-// occupied set. Then
-//   E(alpha)     = <E_L> = (alpha/2 + w^2/(2 alpha)) S,
-//   Var(E_L)     = ((w^2 - alpha^2) / 2)^2 Var(R2),
-// minimal (E = w S) and zero-variance at alpha = w. Check, N = 1: <r^2> =
-// 3 / (2 alpha), Var(r^2) = 3 / (2 alpha^2), the moments of a Gaussian of
-// variance 1/(2 alpha) per axis.
-//
-// Open shells. The energy, <R2> and E_L depend only on the shells, so they
-// hold for any N. The variance depends on which degenerate states of the
-// last shell are occupied; the closed-shell overload rejects open N and the
-// explicit-occupation overload takes the states.
+// What: the shells of the lowest N states; the local energy in closed form,
+// E_L(R) = alpha S + (w^2 - alpha^2) R2 / 2 with S = sum_i (n_i + 3/2) and
+// R2 = sum_j |r_j|^2; the variational energy E(alpha) = (alpha/2 +
+// w^2/(2 alpha)) S (minimal, w S, and zero-variance at alpha = w); <R2> and
+// Var(R2), hence Var(E_L).
+// Preconditions and errors: each function states what it rejects with
+// std::invalid_argument (N < 1, a non-positive frequency, ...). The energy,
+// <R2> and E_L hold for any N; the variance depends on which degenerate
+// states of an open shell are occupied, so the closed-shell overload rejects
+// open N and the explicit-occupation overload takes the states.
+// The derivation: harmonic_trap.cpp.
 
 #include <Eigen/Core>
 

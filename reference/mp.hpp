@@ -6,7 +6,7 @@
 // Contract:
 // - Inputs are double matrices and vectors: the exact data. They are
 //   converted exactly to the multiprecision type; only results are rounded.
-// - Convention (DESIGN.md): A(i, j) = phi_i(r_j); electron k owns column k;
+// - Convention: A(i, j) = phi_i(r_j); electron k owns column k;
 //   the ratio of replacing column k by a' is rho = e_k^T A^{-1} a'.
 // - A determinant is returned as (log|det|, sign) with log|det| in long
 //   double, so that comparing it with a double strategy's log|det| is not

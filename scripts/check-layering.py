@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks the layering of verify/ (README "Building and testing", layout).
+"""Checks the layering of verify/ (README "Layout").
 
 The layering is the one verify/CMakeLists.txt states with its links: the
 library of folder F (slaterlab_F) links the folders F may use. This checks

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the three readers (README "Fuzzing"): builds the `fuzz` preset
+# Fuzzes the three readers (docs/fuzzing.md): builds the `fuzz` preset
 # (clang-14, libFuzzer, ASan, UBSan; only the libraries the targets need)
 # and runs each target for SECONDS (default 50: all three within 3 minutes),
 # seeded from the shipped files and the kept regression inputs. Exits 1 on

@@ -8,7 +8,7 @@ Usage: scripts/hard_cases.py KIND SEED OUT.h5, KIND one of
   collinear  gaussian N = 40; chains that make a column a copy of another up
              to eta = 1e-6, then release the chain with fresh columns
 Every move is accepted. Replay with workload = "replay", acceptance =
-"forced", acceptance_rate = 1 (README "Replay files").
+"forced", acceptance_rate = 1 (docs/replay.md).
 """
 import os
 import sys

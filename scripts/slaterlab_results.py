@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reads slaterlab results files (README "Results file", schema version 1).
+"""Reads slaterlab results files (docs/results.md, schema version 1).
 
 The one place where Python reads the schema: scripts such as plot.py take
 their tables from here. Every table is a NumPy structured array, one row per
@@ -34,10 +34,10 @@ import numpy as np
 
 SCHEMA_VERSION = 1
 
-# Experiment attributes, in the schema's order (README "Experiment group").
+# Experiment attributes, in the schema's order (docs/results.md, "Experiment group").
 EXPERIMENT_FIELDS = ("workload", "n", "moves", "checkpoint_every", "seed", "acceptance",
                      "acceptance_rate")
-# Strategy attributes written when the strategy starts (README "Strategy group").
+# Strategy attributes written when the strategy starts (docs/results.md, "Strategy group").
 STRATEGY_FIELDS = ("name", "precision", "epsilon", "recompute_every", "breakdown", "k",
                    "variant")
 # VMC run attributes that describe the run; its summary follows from summary_keys.
@@ -134,7 +134,7 @@ class Results:
         return _plain(self._file["config"][()]) if "config" in self._file else ""
 
     def summary_units(self):
-        """{field: unit} of the summary fields of summaries() (README
+        """{field: unit} of the summary fields of summaries() (docs/results.md,
         "Units"), from the strategies' summary_units attributes."""
         return self._summary_units(group for _, _, group in self._strategy_groups())
 
@@ -199,13 +199,13 @@ class Results:
         return _table(records, ("experiment", "label") + STRATEGY_FIELDS + ("finished",))
 
     def checkpoints(self, experiment, label):
-        """The strategy's checkpoint rows (README "Strategy table") as stored,
+        """The strategy's checkpoint rows (docs/results.md, "Strategy table") as stored,
         or None when the run stopped before its first row."""
         group = self._file["experiments"][experiment]["strategies"][label]
         return self._rows(group)
 
     def reference_checkpoints(self, experiment):
-        """The reference's checkpoint rows (README "Reference table")."""
+        """The reference's checkpoint rows (docs/results.md, "Reference table")."""
         return self._rows(self._file["experiments"][experiment]["reference"])
 
     @staticmethod
@@ -245,7 +245,7 @@ class Results:
         return _table(records, ["run"] + list(VMC_FIELDS) + _ordered_union(keys))
 
     def orbitals(self):
-        """One row per orbital set measured (README "Orbital accuracy group"):
+        """One row per orbital set measured (docs/results.md, "Orbital accuracy group"):
         label and every attribute of its group."""
         groups = list(self._file["orbitals"].items()) if "orbitals" in self._file else []
         records = [dict({"label": label}, **{key: _plain(value) for key, value in g.attrs.items()})

@@ -4,7 +4,7 @@
 This script is the example to copy into your own QMC code. It runs a small
 variational Monte Carlo walk of N spin-polarised electrons in a 3D harmonic
 trap, and records what slaterlab needs to replay the walk with every update
-strategy (schema: README "Replay files"):
+strategy (schema: docs/replay.md):
 
     initial_matrix   A[i, j] = phi_i(r_j): orbital i (row) at electron j (column)
     moves/electron   the electron k each proposal moves

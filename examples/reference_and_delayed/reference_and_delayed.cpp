@@ -35,7 +35,7 @@ namespace {
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 // Rounding constant of the bounds: a backward-stable step commits an error of
 // at most c N eps times the norms of its inputs, with c of order 1; 10 is
-// the project's stated multiple (README "The error model").
+// the project's stated multiple (docs/fuzzing.md, "The error model").
 constexpr double kRoundingConstant = 10.0;
 
 struct Options {
@@ -184,7 +184,7 @@ int main(int argc, char** argv) {
     mp.accept();
     delayed.accept();
     // Bound on this ratio, to first order. A backward-stable solve errs by
-    // at most c N eps kappa_rho (README "Metrics"). An updated inverse also
+    // at most c N eps kappa_rho (docs/compared.md, "Metrics"). An updated inverse also
     // carries the rounding of the factorisation (relative c N eps kappa_F)
     // and of each update since, which is amplified by the conditioning of
     // the state it was committed in: so each of the 1 + move steps adds at

@@ -15,6 +15,10 @@ void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, in
 void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
 }
 
+// The algorithm, step by step (the state, the ratio, accept, the growth
+// guard, the flush, update cycles, precision), is derived in
+// docs/delayed-updates.md; the contract is in the header.
+
 namespace slaterlab {
 namespace {
 

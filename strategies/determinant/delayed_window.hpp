@@ -1,7 +1,7 @@
 #pragma once
 // Where an accepted move goes in a delayed update's window: the decisions of
 // the growth guard and of near-singular moves, one piece of code for the CPU
-// DelayedUpdate (delayed_update.hpp, which derives them) and the GPU
+// DelayedUpdate (delayed_update.hpp; derived in docs/delayed-updates.md) and the GPU
 // CudaDelayedUpdate (cuda/delayed_cuda_update.hpp). Each implements the
 // window operations on its own storage; the decisions, and so the windows
 // both form for the same moves, are the same.
@@ -148,7 +148,7 @@ class DelayedWindowUpdater : public UpdaterBase {
 /// flushes it first. The window's rows W of one electron are the same
 /// flushed row, so B then has rows that differ only by the identity's unit
 /// vectors, and its bordered inverse loses digits in q that no cancellation
-/// in cur shows (README "Delayed updates": one electron moved 2 to 5 times
+/// in cur shows (docs/delayed-updates.md: one electron moved 2 to 5 times
 /// in a row, N = 48, K = 64, erred 5e-9 in log|det| against sm's 5e-13;
 /// flushed first, 2e-12). Particle-by-particle sweeps never repeat an
 /// electron within K <= N moves.
@@ -175,7 +175,7 @@ void place_accepted_move(Updater& u, Eigen::Index k, double pivot, double step_g
 /// (partial pivoting), for the flush's Z = W B^{-T}; nullopt when B is
 /// singular to working precision or not finite. B comes from the window's
 /// table W^T A' (entry (i, j) = w_i^T a'_j, leading dimension ld) in
-/// Sherman-Morrison's form (delayed_update.hpp): w_i^T u_j = w_i^T a'_j
+/// Sherman-Morrison's form (docs/delayed-updates.md): w_i^T u_j = w_i^T a'_j
 /// minus w_i^T a_{k_j,0}, taken as the identity's delta(i, j), so
 /// B = W^T A' exactly. Entry for entry this is the bordering's b, c and d,
 /// so B is the matrix whose bordered inverse gave the window's ratios.

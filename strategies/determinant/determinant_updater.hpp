@@ -1,7 +1,7 @@
 #pragma once
 // The one interface every determinant-update strategy implements.
 //
-// Convention (DESIGN.md): A(i, j) = phi_i(r_j); electron k owns column k.
+// Convention: A(i, j) = phi_i(r_j); electron k owns column k.
 // A proposal replaces column k by `new_column`; its ratio is
 //   rho = det(A') / det(A) = e_k^T A^{-1} a_k'.
 // Calls follow the protocol

@@ -127,8 +127,10 @@ std::optional<std::string> strategy_unavailable(const std::string& name);
 std::vector<Precision> supported_precisions(const std::string& name);
 
 /// Builds the named strategy. Throws std::invalid_argument with a message that
-/// names the bad value (and the closest known name) for an unknown strategy,
-/// an unsupported precision or an invalid option.
+/// names the bad value for an unknown strategy, an unsupported precision or
+/// an invalid option. It suggests no name: strategies/ knows nothing of the
+/// command line's "did you mean"; the study-file reader checks names against
+/// known_strategies() first and suggests the closest one there.
 std::unique_ptr<DeterminantUpdater> make_updater(const std::string& name,
                                                  const UpdaterOptions& options);
 

@@ -1,66 +1,23 @@
 #pragma once
-// Tricubic B-spline orbitals (seed 003): N orbitals interpolated on a uniform
-// periodic grid over the cube [-L, L)^3, coefficients stored in float or
-// double, structure-of-arrays with the orbital index fastest.
+// Tricubic B-spline orbitals: N orbitals interpolated on a uniform periodic
+// grid over the cube [-L, L)^3, coefficients in float or double, stored
+// structure-of-arrays with the orbital index fastest (Mathuriya et al.).
 //
-// Representation. With G points per dimension, spacing h = 2L/G and nodes
-// x_j = -L + j h (j = 0..G-1, periodic), each orbital is
-//
-//   s(r) = sum_{a,b,c=0..3} c[ix-1+a, iy-1+b, iz-1+c] B_a(tx) B_b(ty) B_c(tz),
-//
-// (x + L)/h = ix + tx with 0 <= tx < 1, indices modulo G, and the uniform
-// cubic B-spline pieces B_0 = (1-t)^3/6, B_1 = (3t^3 - 6t^2 + 4)/6,
-// B_2 = (-3t^3 + 3t^2 + 3t + 1)/6, B_3 = t^3/6. Gradient and Laplacian use the
-// derivatives of the pieces (times 1/h, 1/h^2); the Laplacian is the trace of
-// the Hessian, d2x + d2y + d2z.
-//
-// Coefficients. Interpolation s(x_j) = f(x_j) at every node. In 1D it reads
-// (c_{j-1} + 4 c_j + c_{j+1}) / 6 = f_j (cyclic), a circulant system with
-// eigenvalues (4 + 2 cos theta)/6 in [1/3, 1]: condition number 3, so the
-// solve loses at most a few ulps. The 3D system is the tensor product, solved
-// direction by direction (x, y, z) in double. The 1D periodic solve is the
-// exact factorisation (1,4,1)/6 = (1 - z E^-1)(1 - z E) / (-6 z), z = sqrt(3) - 2,
-// applied as one causal and one anti-causal first-order recursion whose
-// periodic starting values are the (finite, exact) geometric sums over one
-// period: O(G) per line, stable (|z| < 1), no FFT. The result is then
-// rounded once to T.
-//
-// Layout. coefs[((ix * G + iy) * G + iz) * Npad + i], Npad = N rounded up to a
-// multiple of the 64-byte SIMD width (16 floats, 8 doubles), 64-byte aligned
-// (2 MiB aligned, with transparent huge pages requested, for large tables),
-// padding orbitals zero. One position reads the 16 (ix, iy) rows of its
-// stencil, each 4 z-adjacent nodes = one contiguous run of 4 Npad values
-// (split where the stencil wraps): 64 Npad sizeof(T) bytes per position.
-//
-// Periodicity. Positions outside [-L, L)^3 wrap periodically. The box is
-// chosen so that the orbitals are below the edge tolerance at its faces (see
-// BsplineBoxRule), so a wrapped position reads (numerically) zero, as the true
-// orbital there is; the periodic interpolant is only meaningful for orbitals
-// that vanish at the faces.
-//
-// Memory. The table holds G^3 * Npad * sizeof(T) bytes. Building it needs
-// double work space: for T = double the table itself (solved in place); for
-// T = float a double table of half the padded orbitals, built twice (the
-// source is sampled once per half), as large as the float table. The peak is
-// therefore G^3 * Npad * 8 bytes for either T, and must not exceed the memory
-// cap (4 GiB by default), or the constructor throws.
-//
-// Evaluation. For each position: 4 weights per dimension (and their first
-// and second derivatives for VGL, times 1/h and 1/h^2), computed in double and
-// rounded to T; then, for each block of one 64-byte vector of orbitals, the
-// 16 rows of 4 stencil points are accumulated in vector registers, in T, and
-// the block's outputs stored once (V: 1 output, VGL: value, 3 gradient
-// components, Laplacian). No allocation, no virtual call, no Eigen inside the
-// kernel. Memory traffic is the 64 Npad sizeof(T) bytes of the stencil, so
-// for large N the kernel runs at the memory bandwidth. The kernels are
-// compiled for several x86-64 levels (baseline, AVX2+FMA, AVX-512) and picked
-// at load time where the compiler supports it; the wider variants contract
-// multiply-adds into FMA, so results may differ in the last bit between CPUs
-// (as OpenBLAS results do), never between calls on one CPU. A batch is
-// evaluated position by position with the same kernel, so batch and
-// one-at-a-time results are identical bit for bit. V and the value part of
-// VGL use the same arithmetic in the same order (equal bit for bit here),
-// though FMA contraction could in principle differ between the two kernels.
+// What: BsplineOrbitals<T> interpolates any OrbitalSet at the grid nodes and
+// evaluates values, or values, gradients and Laplacians, of all orbitals at a
+// position (or a batch of them); ho_bspline_box picks the box and grid for
+// harmonic-oscillator orbitals (BsplineBoxRule).
+// Preconditions: the source orbitals vanish (below the rule's edge tolerance)
+// at the faces of the box: positions outside it wrap periodically.
+// Guarantees: evaluation is const and thread-safe on one table, allocates
+// nothing in the kernels, and gives bit-identical results for a batch and
+// for one position at a time on one CPU (FMA variants may differ in the last
+// bit between CPUs). The table takes G^3 Npad sizeof(T) bytes; building it
+// peaks at G^3 Npad 8 bytes (bspline_build_bytes).
+// Errors: the constructors throw std::invalid_argument when box.grid < 4,
+// box.half_width is not a finite positive number, or the peak memory exceeds
+// memory_cap_bytes. The derivation of the representation, the coefficient
+// solve, the box rule and its measured errors: docs/bspline.md.
 
 #include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
 #include "slaterlab/strategies/orbitals/orbital_set.hpp"
@@ -86,45 +43,12 @@ struct BsplineBox {
   double spacing() const { return 2.0 * half_width / static_cast<double>(grid); }
 };
 
-/// How to choose the box for harmonic-oscillator orbitals of frequency alpha
-/// and highest shell n_max.
-///
-/// Box: L = r_tp + m / sqrt(alpha), r_tp = sqrt((2 n_max + 3) / alpha) the
-/// classical turning radius of the highest shell, m the margin in Gaussian
-/// decay lengths 1/sqrt(alpha). A face x = L bounds |phi| / max|phi| by
-/// |h_nx(L)| / max|h_nx| (the other two factors cancel). Beyond its turning
-/// point a = sqrt(2 nx + 1) <= sqrt(2 n_max + 3) (in xi = sqrt(alpha) x) the
-/// Hermite function decays as exp(-S), S = int_a^xi sqrt(s^2 - a^2) ds (WKB; the
-/// amplitude factor (s^2 - a^2)^{-1/4} is below 1 there). Two lower bounds,
-/// from sqrt((s - a)(s + a)) >= s - a and >= sqrt(2 a (s - a)), give
-/// S >= max(m^2 / 2, (2/3) sqrt(2a) m^{3/2}); asking exp(-S) <= edge_tolerance
-/// gives the default margin
-///   m = min( sqrt(2 ln(1/tol)), (3 ln(1/tol) / (2 sqrt(2a)))^{2/3} ),  a = sqrt(2 n_max + 3).
-/// For tol = 2^-52: m = 8.49 (n_max = 0), 7.87 (n_max = 3), 6.83 (n_max = 9).
-/// (A smaller a only lengthens the decay region, so using the largest a is safe.)
-///
-/// Grid: the shortest local wavelength of any occupied orbital along an axis is
-/// at least 2 pi / k_max with k_max = sqrt(alpha (2 n_max + 3)) = alpha r_tp;
-/// G = ceil(points_per_wavelength * 2L / (2 pi / k_max)), at least 4. L and h
-/// scale as 1/sqrt(alpha), so G depends on N only.
-/// Cubic-spline interpolation errors scale as (k h)^4 (value), (k h)^3 k
-/// (gradient) and (k h)^2 k^2 (Laplacian). The default p = 7.5 points per
-/// shortest wavelength (k h = 0.84 at the centre of the highest shell) is the
-/// finest round figure at which every closed shell up to N = 220 fits the
-/// default 4 GiB cap in either precision. Its grids and table sizes:
-///
-///     N    1   4  10  20  35  56   84  120  165  220
-///     G   43  58  69  78  87  95  103  111  118  125
-///   float table GB  (G^3 Npad 4)   0.06 (N=20)  0.42 (N=84)  1.75 (N=220)
-///   double table GB (G^3 Npad 8)   0.09 (N=20)  0.77 (N=84)  3.50 (N=220)
-///
-/// and relative errors (to the largest magnitude over Gaussian samples of the
-/// density's width; N = 20) of 6e-4 (max) / 8e-5 (RMS) in values, 3e-3 / 3e-4
-/// in gradients and 4e-2 / 3e-3 in Laplacians, identical in float and double
-/// (interpolation dominates). Raise p for accuracy studies: the errors fall as
-/// p^-4, p^-3, p^-2 while the memory grows as p^3.
-/// The margin was derived from WKB; the tests check |h_n(L)| / max|h_n| <=
-/// edge_tolerance directly for n_max <= 9.
+/// How to choose the box and grid for harmonic-oscillator orbitals of
+/// frequency alpha and highest shell n_max: L = r_tp + m / sqrt(alpha) with
+/// r_tp the classical turning radius and m the margin (in decay lengths) that
+/// puts the orbitals below edge_tolerance at the faces; G from
+/// points_per_wavelength of the shortest local wavelength (derived, with the
+/// measured grids, table sizes and errors, in docs/bspline.md).
 struct BsplineBoxRule {
   double edge_tolerance = std::numeric_limits<double>::epsilon();
   double margin = 0.0;                // decay lengths; 0: derived from edge_tolerance

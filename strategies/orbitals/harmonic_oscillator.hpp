@@ -49,7 +49,7 @@ int ho_shell_of(Eigen::Index i);
 /// std::invalid_argument for N < 1.
 std::vector<std::array<int, 3>> ho_quantum_numbers(Eigen::Index n);
 /// sum_i (n_i + 3/2) over the lowest N states: the total energy of the Slater
-/// determinant is alpha times this, and E(alpha) of DESIGN.md is
+/// determinant is alpha times this, and the variational energy E(alpha) is
 /// (alpha/2 + w^2/(2 alpha)) times this.
 double ho_energy_sum(Eigen::Index n);
 

@@ -2,7 +2,7 @@
 // The one interface every orbital set implements: N single-particle orbitals
 // phi_i(r), r in R^3, evaluated at one position or at a batch of positions.
 //
-// Convention (DESIGN.md): the Slater matrix is A(i, j) = phi_i(r_j), so the
+// Convention: the Slater matrix is A(i, j) = phi_i(r_j), so the
 // values at one position form one column of A. Results are returned in
 // double whatever the set computes in (a float B-spline rounds its float
 // results up to double): strategies round inputs to their own precision.

@@ -1,6 +1,6 @@
 #pragma once
-// Metropolis sampling schemes of the VMC walker (DESIGN.md, seed 001 Eqs.
-// 10-11). In every scheme one sweep gives each of the N electrons exactly one
+// Metropolis sampling schemes of the VMC walker (Uejima & Maezono, Eqs.
+// 10-11; docs/references.md). In every scheme one sweep gives each of the N electrons exactly one
 // Gaussian trial move r_j' = r_j + step g_j, g_j ~ N(0, I_3), accepted with
 // probability min(1, |rho|^2).
 //
@@ -16,7 +16,7 @@
 //    then flush: a delayed strategy applies them en bloc). This is a
 //    different Markov chain: its stationary law need not be |Psi|^2, and the
 //    framework measures its bias rather than assuming there is none.
-//  - qs-batched: the reading of the seed's section V.D: trial moves and
+//  - qs-batched: the reading of the paper's section V.D: trial moves and
 //    orbital values for all N electrons in one batch, then accept/reject
 //    electron by electron against the determinant as it stands. Since
 //    r_j' = r_j + step g_j and r_j has not moved earlier in the sweep, this

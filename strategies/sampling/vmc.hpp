@@ -2,7 +2,7 @@
 // A VMC run: several independent walkers, each on its own random stream,
 // equilibrated (optionally tuning the step), then measured once per sweep.
 // Optionally each walker is shadowed by a reference walker in lockstep to
-// find where their accept/reject paths part (seed 001, Tables 9-10).
+// find where their accept/reject paths part (as Uejima & Maezono's Tables 9-10 compare them).
 //
 // Per walker w (stream first_stream + w of the caller's random factory):
 //   1. place_random(initial_width)        (3N normals);

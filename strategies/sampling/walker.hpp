@@ -2,7 +2,7 @@
 // One VMC walker: N electron positions, an orbital set, a determinant
 // strategy holding the Slater matrix A(i, j) = phi_i(r_j) (electron j owns
 // column j), and its own random stream. Hamiltonian: N non-interacting
-// fermions in the trap V = w^2 r^2 / 2 (DESIGN.md, "The VMC model").
+// fermions in the trap V = w^2 r^2 / 2 (the model of docs/vmc.md).
 //
 // A sweep gives every electron one Gaussian trial move r_j' = r_j + step g_j
 // and decides it with the Metropolis rule u < |rho|^2 (u uniform in [0, 1),

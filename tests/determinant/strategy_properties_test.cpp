@@ -229,7 +229,7 @@ INSTANTIATE_TEST_SUITE_P(Factory, PrecisionProperty, ::testing::ValuesIn(precisi
 // (Woodbury) updates exceeded the generic error model when a window
 // followed a near-singular state, while Sherman-Morrison on the same
 // sequence stayed well inside it. Fixed by Sherman-Morrison's form of the
-// window and the growth guard (strategies/determinant/delayed_update.hpp). Shrunk counterexample of
+// window and the growth guard (docs/delayed-updates.md). Shrunk counterexample of
 // LogDetAndResidualsMatchOracle (RC_PARAMS="max_success=1000 seed=136"):
 // N = 15, kappa = 1, recompute_every = 11. The 22nd accepted move has
 // rho = 1.9e-4 (kappa_F 1.5e5) and triggers the periodic refactorisation;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Installs the build into a fresh prefix and uses it as a QMC code would
-# (README "Using slaterlab as a library"):
+# (docs/library.md):
 #   1. cmake --install of the build tree;
 #   2. examples/reference_and_delayed configured and built as an external
 #      project that knows only the prefix (find_package(slaterlab)), and run:

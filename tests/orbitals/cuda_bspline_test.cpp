@@ -20,7 +20,7 @@
 // with eps_T the machine epsilon of T (twice the unit roundoff: a safe
 // overestimate). S / |result| is the condition number of the sum, so the bound
 // is eps_T times the condition, as the B-spline's own float-vs-double
-// analysis (bspline.hpp).
+// analysis (docs/bspline.md).
 //
 // Against the analytic orbitals phi: |gpu_T - phi| <= |cpu_double - phi| +
 // |gpu_T - cpu_double|, and gpu_T differs from the double spline by its own

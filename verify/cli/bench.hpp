@@ -3,8 +3,8 @@
 // this machine's limits, measured in one run with Google Benchmark.
 //
 // Update cases, updates/<strategy label>/N:<N>: a long walk of accepted
-// column replacements (100% acceptance, the paper's DMC-like setting; seed
-// 004, Sec. III), electron k = move mod N, each new column iid N(0,1) from a
+// column replacements (100% acceptance, the DMC-like setting of McDaniel
+// et al., J. Chem. Phys. 147, 174107 (2017), Sec. III), electron k = move mod N, each new column iid N(0,1) from a
 // pool of N + 1 columns used in turn (two columns of the current matrix are
 // then never the same pool column: they were written fewer than N moves
 // apart). The strategy is reset once, untimed; the timed part runs whole

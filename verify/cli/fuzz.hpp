@@ -41,8 +41,9 @@
 //   shrinking), except that --seconds decides how many batches run and the
 //   shrink budget may stop shrinking early (the report says so).
 //
-// Corpus entry: a replay file (README "Replay files") with moves/accept, or
-// for a case of update cycles moves/cycle (replay_schema_version 2), whose string root attributes name the strategy, its
+// Corpus entry: a replay file (docs/replay.md) with moves/accept, or for a
+// case of update cycles moves/cycle (replay_schema_version 2), whose string
+// root attributes name the strategy, its
 // options, the property, the failure message, the seed and a status
 // ("known-finding": a known, unfixed violation the suite expects to still
 // fail; anything else: the property must hold). See data/fuzz-corpus/README.md.

@@ -1,7 +1,7 @@
 #pragma once
 // A study: the experiments (workload instances) and the strategies that run
 // on each of them in lockstep, the reference settings and the checks. Read
-// from TOML (README "Experiment files"), with `--set key=value` overrides,
+// from TOML (docs/experiment-files.md), with `--set key=value` overrides,
 // validated completely before anything runs.
 
 #include <cstdint>
@@ -38,7 +38,7 @@ struct ExperimentConfig {
   double acceptance_rate = 1.0;           // used by "forced"
 };
 
-/// One VMC run (README "VMC studies"): N fermions in a harmonic trap sampled
+/// One VMC run (docs/vmc.md): N fermions in a harmonic trap sampled
 /// with a scheme, an orbital set and a determinant strategy.
 struct VmcRunConfig {
   std::string name;
@@ -67,7 +67,7 @@ struct ReferenceConfig {
   bool certify = true;        // certified log-det of the initial and final matrices
   /// true: an mp ratio for every move (the mp inverse follows each accepted
   /// move by an mp Sherman-Morrison update, O(N^2) mp work per move).
-  /// false: checkpoint-only references for large N (DESIGN.md): no mp work
+  /// false: checkpoint-only references for large N (docs/compared.md, References): no mp work
   /// between checkpoints; each checkpoint takes a fresh mp LU of the exact
   /// current matrix (O(N^3) mp). Ratio errors, flips and kappa_rho are then
   /// not measured (NaN), and experiments must use forced acceptance.
@@ -82,11 +82,11 @@ struct ChecksConfig {
   /// Every checkpoint's sign(det) must agree with the reference.
   bool sign_agreement = true;
   /// Upper limit on the per-move ratio error in units of N eps kappa_rho
-  /// (the backward-stable bound; README "Checks"). Unset = no limit.
+  /// (the backward-stable bound; docs/experiment-files.md, [checks]). Unset = no limit.
   std::optional<double> max_ratio_error_normalised;
   /// Every delayed strategy's max normalised ratio error and worst log-det
   /// error stay within its growth guard's factor 16 sqrt(K+1) of sm's at the
-  /// same precision in the same experiment (README "Checks").
+  /// same precision in the same experiment (docs/experiment-files.md, [checks]).
   bool delayed_within_guard_of_sm = false;
   /// A strategy that cannot continue (singular to its precision) fails the run.
   bool strategy_must_finish = false;

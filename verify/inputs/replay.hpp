@@ -3,7 +3,7 @@
 // sequence a QMC code dumped to HDF5, so that slaterlab judges every update
 // strategy on exactly that data (workload kind "replay").
 //
-// File schema (replay_schema_version 1, README "Replay files"):
+// File schema (replay_schema_version 1, docs/replay.md):
 //   root attributes  replay_schema_version = 1 (integer),
 //                    layout = "row-major" | "column-major" (string),
 //                    anything else: metadata, kept as text (code, system, ...)
@@ -18,7 +18,7 @@
 //                    stored by h5py as an enum, is accepted too)
 //   moves/uniform    optional, M floats in [0, 1): the uniform variate the
 //                    recorded run compared with its acceptance probability
-// replay_schema_version 2 adds update cycles (README "Replay files", cycles):
+// replay_schema_version 2 adds update cycles (docs/replay.md, docs/cycles.md):
 //   moves/cycle      optional, M integers: the cycle of each move, 0 for the
 //                    first move and then equal to the previous one or one
 //                    more, so that a cycle is a run of consecutive moves.

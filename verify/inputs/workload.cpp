@@ -18,6 +18,88 @@
 #include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
 #include "verify/inputs/replay.hpp"
 
+// The workload kinds (the contract is in the header).
+//
+// Random streams: Rng(seed, kWorkloadStreams + i) with i = 0 for the
+// initial matrix (and randsvd's U, Sigma, V), 1 for the new-column
+// variates, 2 for the electron choice and the adversarial cycle layout. So
+// the initial matrix does not depend on the electron order, and the columns
+// drawn do not depend on which electrons were picked (except where a kind
+// reads the current column). The ids sit far from small integers so that
+// other users of the same seed (say an acceptance stream 1) stay
+// independent of the workload.
+//
+// Electron order: "sweep" moves electron (move index mod N), as a QMC sweep;
+// "random" draws it uniformly (Rng::index). The adversarial kind lays its
+// cycles out by the same rule (see below).
+//
+// Kinds:
+// - gaussian: A iid N(0,1); new columns iid N(0,1).
+// - randsvd: A = U diag(sigma) V^T, U and V Haar-random orthogonal
+//   (haar_orthogonal), sigma from randsvd_singular_values(n, kappa, mode),
+//   so the initial matrix has cond_2 = kappa exactly (to rounding).
+//   New column a' = U diag(sigma) g / sqrt(N), g iid N(0,1): a column of
+//   the same scale as A's own (V^T's columns have unit norm, g / sqrt(N)
+//   unit expected norm) that keeps the left singular structure U Sigma.
+//   Then A' = U Sigma W, W = V^T with some columns replaced by g / sqrt(N), and
+//       kappa ||W^T e_1|| / ||W^T e_N|| <= cond_2(A') <= kappa cond_2(W)
+//   (submultiplicativity; ||Sigma W|| >= sigma_1 ||W^T e_1|| and
+//   sigma_min(Sigma W) <= sigma_N ||W^T e_N||). The rows of W have norms near
+//   1, so cond_2(A') >= ~kappa. Once every column has been replaced, W is a
+//   Gaussian matrix of variance 1/N: cond_2(W) = O(N), with the tail
+//   P(cond_2(W) > x N) < 5.6 / x (Azais-Wschebor). Each move can bring such
+//   a near-dependence, so over a long run cond_2(A) is typically ~kappa N / 2
+//   (measured at sweep ends) with rare excursions to 1e3-1e4 kappa N. The
+//   ratio rho = e_k^T W^{-1} g / sqrt(N) does not depend on kappa: the
+//   workload stresses the conditioning of the inverse, not the ratios.
+// - small-step: A iid N(0,1); a' = a_k + delta * g, g iid N(0,1) (DMC-like).
+// - randsvd-step: the randsvd initial matrix (kappa, mode) and steps of its
+//   columns' law, a' = a_k + delta U Sigma g / sqrt(N): ratios near 1 at any
+//   kappa.
+//   rho - 1 = delta * (row k of A^{-1}) . g. For a Gaussian column a_k of
+//   entry variance s^2, independent of the others, this is delta / s times
+//   a standard Cauchy variate (a ratio of two independent normals), whatever
+//   N: the median of |rho - 1| is delta / s, and P(|rho - 1| > delta t / s) =
+//   (2/pi) atan(1/t). Columns random-walk, s^2 = 1 + m delta^2 after m moves
+//   of that column.
+// - adversarial: chained near-singular updates, in cycles of
+//   chain + hold + chain moves on distinct columns c_0 .. c_chain:
+//     collapse, t = 1..chain: a'_{c_t} = a_{c_{t-1}} + eta ||a_{c_{t-1}}|| g/||g||
+//       (a_{c_{t-1}} read from `current`, so the chain builds on itself);
+//       rho = eta ||a_{c_{t-1}}|| (row c_t of A^{-1}) . g/||g||, i.e. eta times a
+//       typical ratio; afterwards cond_2(A) >= sqrt(2) / eta (A (e_{c_t} -
+//       e_{c_{t-1}}) has norm eta ||a_{c_{t-1}}|| <= eta ||A||);
+//     hold, `hold` moves: fresh N(0,1) columns into columns outside the chain
+//       while the matrix is near-singular;
+//     release, t = chain..1: a'_{c_t} = fresh N(0,1) column; rho ~ 1/eta.
+//   After a cycle every column touched holds a fresh Gaussian column, so the
+//   matrix is again an iid N(0,1) matrix in distribution: well conditioned
+//   (cond_2 = O(N)), with the intermediate ratios near the breakdown
+//   threshold. Layout: "sweep" takes c_i = (s + i) mod N with s = cycle *
+//   (chain + 1) mod N and the hold columns cycling through the rest in
+//   increasing order after c_chain; "random" takes c_0..c_chain distinct
+//   uniform (partial Fisher-Yates) and each hold column uniform among the
+//   rest. Designed for forced acceptance: a Metropolis test would reject the
+//   collapses (|rho|^2 ~ eta^2).
+// - excitation-cycles: update cycles as a multi-determinant expansion makes
+//   them (next_cycle, not next_move). A iid N(0,1). Each cycle has rank m
+//   uniform in 1..`rank` and acts on the columns p..p+m-1, p uniform in
+//   0..N-m. With probability `shift` (and m >= 2) it inserts a fresh N(0,1)
+//   column at p and shifts the block by one, dropping column p+m-1, in the
+//   order an expansion writes it: a_{p+t} := a_{p+t-1} for t = 1..m-1 (each
+//   a copy of its left neighbour: every intermediate matrix is exactly
+//   singular), then a_p := the fresh column. Otherwise the m columns get
+//   fresh N(0,1) columns in order. A_after is again iid N(0,1) up to a
+//   permutation of columns: well conditioned. electron_order is not used.
+// - singular flag (any kind): column N-1 of the initial matrix is set to a
+//   copy of column 0 (for N = 1 the matrix is set to 0), so the initial
+//   matrix is exactly singular. Note that LU in floating point generally
+//   meets a pivot of order eps ||A|| rather than an exact 0.
+// - replay: the initial matrix and the moves of a user's HDF5 file, in order
+//   (verify/inputs/replay.hpp; schema in docs/replay.md). n must equal the
+//   file's N; the other parameters are not used. Moves may carry the
+//   recorded decision (Move::accept, Move::uniform).
+
 namespace slaterlab {
 
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // `slaterlab regress`: accuracy regression against a baseline results file
-// (nightly CI). The rules and their justification are in README "Nightly accuracy regression";
+// (nightly CI). The rules and their justification are in docs/regression.md;
 // in short, for every experiment x strategy of the baseline:
 //
 // - Deterministic metrics (errors, residuals, divergences) are judged

@@ -109,7 +109,7 @@ Cell fixed(double value, int decimals) {
   return {fmt::format("{:.{}f}", value, decimals), false};
 }
 
-/// The seed's Table 9 kind of table: energy with its error bar in compact
+/// The kind of table of Uejima & Maezono's Table 9: energy with its error bar in compact
 /// form, the exact value, and how far apart they are.
 TableData vmc_table(const ResultsFile& results) {
   TableData table{kVmcHeaders, 4, {}};

@@ -42,7 +42,7 @@ std::string_view to_string(TableFormat format);
 std::string compact_scientific(double value);
 
 /// Which table: the determinant strategies (one row per experiment x
-/// strategy), the update cycles and singular matrices (see above), the VMC runs (the seed's Table 9 kind: energy with its error
+/// strategy), the update cycles and singular matrices (see above), the VMC runs (of the kind of Uejima & Maezono's Table 9: energy with its error
 /// bar in compact form, the exact energy, z against it and against the
 /// reference run, the smallest detectable bias, variance, tau, acceptance
 /// and where paths diverged), the orbital-set accuracies, or every table

@@ -1,5 +1,5 @@
 #pragma once
-// Accuracy metrics of a strategy's maintained state (DESIGN.md "Metrics").
+// Accuracy metrics of a strategy's maintained state (docs/compared.md, Metrics).
 //
 // Residuals of double-precision strategies are themselves of order N eps_d
 // kappa; evaluated in double, the evaluation error would be of the same

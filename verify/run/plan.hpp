@@ -5,7 +5,7 @@
 // this process may use (exit 2, one line naming the experiment, the
 // estimate and what is available) and `run --dry-run` prints the plan.
 //
-// Memory model (bytes per entry of an N x N matrix; README "Resources"):
+// Memory model (bytes per entry of an N x N matrix; docs/resources.md):
 //  - every strategy keeps the exact current matrix (8) and its own state:
 //    an inverse (4 in float or mixed storage, 8 in double), Q and R (2x),
 //    recompute's LU copy (its precision); delayed adds O(N K) window arrays;

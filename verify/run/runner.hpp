@@ -24,7 +24,7 @@ RunReport run_study(const StudyConfig& study, ResultWriter& writer, const RunOpt
 /// ratio error within F = 16 sqrt(k+1) of sm's, its worst log-det error
 /// within F max(sm's, n_eps) (n_eps = N eps, one rounding per column: below
 /// it sm's error is luck, not a scale). F is the growth guard's own factor
-/// (strategies/determinant/delayed_update.hpp). One message per violation.
+/// (docs/delayed-updates.md). One message per violation.
 std::vector<std::string> compare_delayed_with_sm(const StrategySummary& delayed,
                                                  const StrategySummary& sm,
                                                  const std::string& sm_label, int k, double n_eps);

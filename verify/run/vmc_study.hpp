@@ -1,5 +1,5 @@
 #pragma once
-// The VMC part of a study (README "VMC studies"): every [[vmc]] run samples
+// The VMC part of a study (docs/vmc.md): every [[vmc]] run samples
 // N fermions in a harmonic trap, and its energy is compared, with blocked
 // error bars, against the exact E(alpha) and against a reference run on
 // independent streams (analytic orbitals, particle-by-particle, double

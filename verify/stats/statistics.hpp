@@ -3,71 +3,20 @@
 // automatic choice of the block size, the integrated autocorrelation time,
 // independent walkers, agreement tests and the compact "mean(error)" notation.
 //
-// Conventions (used by every function here):
-// - Integrated autocorrelation time tau is defined by
-//       Var(mean) = 2 tau sigma^2 / n,
-//   sigma^2 the per-sample variance, n the number of samples; so tau = 1/2
-//   for independent samples and tau = 1/2 + sum_{t>=1} rho(t) in general.
-//   The effective sample size is n / (2 tau) = sigma^2 / Var(mean).
-//   (Some codes call 2 tau "the" autocorrelation time or the "correlation
-//   length" n_corr; with this convention AR(1) with coefficient phi has
-//   tau = (1/2)(1 + phi)/(1 - phi).)
-// - An error is one standard error (a 68.3% interval for a normal mean).
-//
-// Blocking (H. Flyvbjerg and H. G. Petersen, J. Chem. Phys. 91, 461 (1989)):
-// level k replaces the series by the means of consecutive pairs of level
-// k - 1, so a level-k block averages 2^k samples. An odd element left at the
-// end of a level is dropped (level k then covers the first m_k = n_k 2^k
-// samples). Per level, with y_i the n_k block means and ybar their mean:
-//     c0_k    = (1/n_k) sum (y_i - ybar)^2                   (biased variance)
-//     gamma_k = (1/n_k) sum_{i<n_k-1} (y_i - ybar)(y_{i+1} - ybar)
-//     error_k = sqrt(c0_k / (n_k - 1) * m_k / n)
-// c0_k/(n_k - 1) estimates Var(mean of the m_k covered samples) once blocks
-// are independent; the factor m_k/n rescales it to the mean of all n samples
-// (Var(mean) ~ 1/length), which is what Estimate::mean is. For n a power of
-// two m_k = n. The uncertainty of error_k is error_k / sqrt(2 (n_k - 1)) (the
-// standard deviation of a sample standard deviation of n_k normal values).
-//
-// Choosing the level (BlockingRule):
-// - jonsson: M. Jonsson, Phys. Rev. E 98, 043304 (2018). Under the
-//   hypothesis "the level-k block means are independent" each
-//       t_k = n_k ((n_k - 1)/n_k^2 + gamma_k / c0_k)^2
-//   is asymptotically chi^2 with one degree of freedom ((n_k - 1)/n_k^2 is
-//   minus the expectation of gamma_k/c0_k for independent data, so the bracket
-//   is centred). With L the deepest level (n_L >= 2), the statistic
-//       M_j = sum_{k=j}^{L} t_k   ~   chi^2 with L - j + 1 degrees of freedom,
-//   and the chosen level is the smallest j with M_j < q(confidence, L - j + 1),
-//   the chi^2 quantile (Boost.Math). Note: the Python sample code in
-//   Jonsson's repository (github.com/computative/block) compares M_j with the
-//   quantile for j + 1 degrees of freedom; the theorem gives L - j + 1
-//   (= d - j for n = 2^d), which is used here.
-// - wolff_lee (default): U. Wolff, Comput. Phys. Commun. 156, 143 (2004),
-//   Eq. (47) and R. M. Lee et al., Phys. Rev. E 83, 066706 (2011), Eq. (14):
-//   the block size B that balances the bias of a too-small block (~ 2 tau / B)
-//   against the statistical error of too few blocks (~ sqrt(2 B / n)) satisfies
-//   B^3 = 2 n (2 tau)^2; with 2 tau estimated as (error_k / error_0)^2 the
-//   chosen level is the smallest k with 2^{3k} > 2 n (error_k / error_0)^4
-//   (the rule pyblock implements).
-// Why wolff_lee is the default: on AR(1) series with tau = 9.5 (phi = 0.9),
-// 2000 independent series each, measured mean(tau_hat)/tau and the coverage
-// of mean +- error (nominal 0.683) were
-//     n = 2^12: jonsson 0.73, 0.598   wolff_lee 0.95, 0.643
-//     n = 2^14: jonsson 0.82, 0.640   wolff_lee 0.97, 0.669
-//     n = 2^16: jonsson 0.87, 0.630   wolff_lee 0.98, 0.652 (500 series)
-// and for tau = 99.5 (phi = 0.99) at n = 2^14: jonsson 0.65, 0.578;
-// wolff_lee 0.93, 0.646. Jonsson's test stops at the first level whose
-// remaining lag-1 correlations are not significant, but the few levels that
-// still carry correlation are summed with the many that carry only chi^2_1
-// noise, so it accepts while neighbouring blocks are still correlated by a
-// few percent (lag-1 correlation ~ 4.7/B for phi = 0.9, B the block size),
-// and the error misses that residual. Both rules agree on independent data.
-// A chosen level is `converged` only if it has at least min_blocks blocks.
-// If Wolff-Lee finds no level, the deepest level with at least min_blocks
-// blocks is used (level 0 if none) and converged is false: collect more data;
-// the error is then probably an underestimate.
-//
-// Input series must be finite (std::invalid_argument otherwise, naming the
-// index) and hold at least 2 samples.
+// Conventions: the integrated autocorrelation time tau is defined by
+// Var(mean) = 2 tau sigma^2 / n (tau = 1/2 for independent samples; AR(1)
+// with coefficient phi has tau = (1/2)(1 + phi)/(1 - phi)), so the effective
+// sample size is n / (2 tau); an error is one standard error.
+// Blocking (Flyvbjerg & Petersen, J. Chem. Phys. 91, 461 (1989)) picks its
+// level by BlockingRule: wolff_lee (default; Wolff, Comput. Phys. Commun.
+// 156, 143 (2004); Lee et al., Phys. Rev. E 83, 066706 (2011)) or jonsson
+// (Jonsson, Phys. Rev. E 98, 043304 (2018), measured to stop too early on
+// correlated series). Guarantees: a level is `converged` only with at least
+// min_blocks blocks; otherwise the deepest such level is used and converged
+// is false (collect more data: the error is then probably an underestimate).
+// Errors: input series must be finite and hold at least 2 samples
+// (std::invalid_argument, naming the index). The formulas, the two rules and
+// the measurements behind the default: statistics.cpp.
 
 #include <cstdint>
 #include <span>

@@ -1,6 +1,6 @@
 #pragma once
 // The HDF5 results store: a streaming writer and a reader for results files
-// of schema version 1 (layout, columns and units: README "Results file").
+// of schema version 1 (layout, columns and units: docs/results.md).
 //
 // Guarantees of the writer:
 // - It never writes the final file in place. It streams into

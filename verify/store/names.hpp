@@ -1,6 +1,6 @@
 #pragma once
 // Which names the results file can hold as group names: an experiment, a
-// VMC run, a strategy label (README "Results files"). The study reader
+// VMC run, a strategy label (docs/results.md). The study reader
 // refuses any other before work starts, so that no run ends in a name the
 // store cannot create.
 

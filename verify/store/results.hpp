@@ -1,6 +1,6 @@
 #pragma once
 // What a lockstep run produces: the records the runner emits and the HDF5
-// store writes (schema version 1, documented in README "Results file").
+// store writes (schema version 1, documented in docs/results.md).
 // Plain standard-layout structs: the store maps them field by field to HDF5
 // compound types. Not-applicable floating metrics are NaN (e.g. the inverse
 // residual of a QR strategy), never 0.
@@ -149,7 +149,7 @@ struct StrategySummary {
   std::string failure;                   // why
 };
 
-// ---- VMC runs (README "VMC studies") ------------------------------------------
+// ---- VMC runs (docs/vmc.md) ------------------------------------------
 
 /// One VMC run: a sampling scheme with an orbital set and a determinant
 /// strategy, several independent walkers.

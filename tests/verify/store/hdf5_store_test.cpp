@@ -776,7 +776,7 @@ TEST_F(Hdf5StoreTest, MisuseIsRejected) {
 // ---- the documentation describes the files ----------------------------------------
 
 std::string schema_doc() {
-  return file_bytes(fs::path(SLATERLAB_SOURCE_DIR) / "README.md");
+  return file_bytes(fs::path(SLATERLAB_SOURCE_DIR) / "docs" / "results.md");
 }
 
 /// The unit cells of the documentation's table rows for name ("| `name` | type | unit |").
@@ -799,7 +799,7 @@ std::vector<std::string> documented_units(const std::string& doc, const std::str
 }
 
 // Every attribute and column of a real file appears in a table row of
-// the README's "Results file" section, with the unit the file itself records.
+// the schema document (docs/results.md), with the unit the file itself records.
 TEST_F(Hdf5StoreTest, SchemaDocumentDescribesEveryAttributeAndColumnWithItsUnit) {
   write_committed({"e1"});
   {
@@ -946,13 +946,13 @@ std::string python_with_h5py() {
   return "";
 }
 
-// The h5py example of the README's "Results file" section runs on the .partial of an
+// The h5py example of the schema document (docs/results.md) runs on the .partial of an
 // interrupted run and shows both the finished and the incomplete strategy.
 TEST_F(Hdf5StoreTest, DocumentedH5pyExampleReadsAPartialFile) {
   const auto python = python_with_h5py();
   if (python.empty()) GTEST_SKIP() << "no python3 with h5py";
   const auto doc = schema_doc();
-  const auto section = doc.find("### Reading with h5py");
+  const auto section = doc.find("## Reading with h5py");
   ASSERT_NE(section, std::string::npos);
   const auto begin = doc.find("```python\n", section);
   ASSERT_NE(begin, std::string::npos);
