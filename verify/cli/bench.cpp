@@ -338,7 +338,7 @@ double sm_move_seconds(Eigen::Index n) {
     return 1.0 / it->second;
   }
   const WalkData& data = walk_data(n);
-  const std::unique_ptr<DeterminantUpdater> sm = make_updater("sm", UpdaterOptions{});
+  const std::unique_ptr<DeterminantUpdater> sm = make_updater(baseline_strategy(), UpdaterOptions{});
   sm->reset(data.start);
   std::int64_t moves = 0;
   const double t0 = thread_seconds();
