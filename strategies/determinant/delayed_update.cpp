@@ -409,15 +409,19 @@ CycleRatio DelayedUpdate<Storage, Look>::apply_cycle(const std::vector<ColumnUpd
   m_ = m;
 
   CycleRatio cycle;
-  const LogDet before = log_det_;
   const std::optional<LuFactors<Look>> lu = window_matrix_lu(wa_table_.data(), capacity(), m);
   const double value =
       lu ? lu->log_det.sign * std::exp(double(lu->log_det.log_abs)) : 0.0;
   cycle.breakdown = !lu || !std::isfinite(value) || std::abs(value) < options().breakdown;
   if (cycle.breakdown) {
     ++mutable_counters().breakdowns;
-    refactorise();  // SingularMatrixError when A_after is singular
-    cycle.value = log_det_.sign * before.sign * std::exp(log_det_.log_abs - before.log_abs);
+    cycle.value = refactorise_cycle();  // SingularMatrixError when A_after is singular
+    return cycle;
+  }
+  if (!cycle_within_guard(*lu, value)) {
+    // A_after is regular (its ratio passed the breakdown test): its
+    // factorisation replaces the Woodbury update the guard refused.
+    cycle.value = refactorise_cycle();
     return cycle;
   }
   cycle.value = value;
@@ -426,6 +430,35 @@ CycleRatio DelayedUpdate<Storage, Look>::apply_cycle(const std::vector<ColumnUpd
   apply_window();
   if (due) refactorise();
   return cycle;
+}
+
+template <class Storage, class Look>
+bool DelayedUpdate<Storage, Look>::cycle_within_guard(const LuFactors<Look>& lu, double value) {
+  // The decisions of place_accepted_move, for the cycle's m new rows
+  // z_j = sum_i (B^{-1})_{ji} w_i of A_after's inverse (Z = W B^{-T}) at
+  // once; for m = 1 they are exactly that move's (file comment).
+  const Eigen::Index n = size();
+  const Eigen::Index m = m_;
+  const double limit = kGrowthFactor * double(n);
+  if (std::abs(value) > limit) return false;  // a release
+  if (!solve_window_rows(flush_work_)) return false;
+  const MatrixX<Look> binv = lu_inverse<Look>(lu);
+  for (Eigen::Index j = 0; j < m; ++j) {
+    double terms2 = 0.0;
+    for (Eigen::Index i = 0; i < m; ++i)
+      terms2 += double(binv(j, i)) * double(binv(j, i)) * w_norm2_[std::size_t(i)];
+    const double z_norm = double(flush_work_.z.col(j).norm());
+    if (!within_row_guard(terms2, z_norm)) return false;             // cancellation
+    if (z_norm * double(columns_.col(j).norm()) > limit) return false;  // near-singular
+  }
+  return true;
+}
+
+template <class Storage, class Look>
+double DelayedUpdate<Storage, Look>::refactorise_cycle() {
+  const LogDet before = log_det_;
+  refactorise();
+  return log_det_.sign * before.sign * std::exp(log_det_.log_abs - before.log_abs);
 }
 
 template class DelayedUpdate<float, float>;

@@ -86,6 +86,12 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   /// work.z = Z = W B^{-T}, the window's rows of the current inverse, solved
   /// with B's LU factors; false when B is singular to working precision.
   bool solve_window_rows(CorrectionWork& work) const;
+  /// For a cycle held as the window (B's LU, det B = value): whether its
+  /// Woodbury update passes the guard's tests of place_accepted_move.
+  bool cycle_within_guard(const LuFactors<Look>& lu, double value);
+  /// Refactorises the exact matrix (A_after); returns det(A_after) / det
+  /// of the matrix before, from the two log|det|.
+  double refactorise_cycle();
   Eigen::Index capacity() const { return Eigen::Index(options().k); }
 
   DelayedVariant variant_;

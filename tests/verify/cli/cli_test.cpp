@@ -66,7 +66,7 @@ TEST_F(Cli, BenchRunsOnlyTheSizesAndCasesAsked) {
   EXPECT_NE(r.out.find("\"updates/sm-double/N:16"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"of_bound\""), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("N:256"), std::string::npos);     // default sizes replaced
-  EXPECT_EQ(r.out.find("delayed"), std::string::npos);   // filtered out
+  EXPECT_EQ(r.out.find("\"updates/delayed"), std::string::npos);  // filtered out
 }
 
 TEST_F(Cli, BenchCsvCarriesEveryCaseAndEveryCounter) {
