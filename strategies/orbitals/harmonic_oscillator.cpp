@@ -1,5 +1,36 @@
 #include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
 
+// phi_{nx,ny,nz}(r) = h_nx(x) h_ny(y) h_nz(z), with the normalised Hermite
+// functions of frequency alpha
+//
+//   h_n(x) = (alpha/pi)^{1/4} (2^n n!)^{-1/2} H_n(sqrt(alpha) x) exp(-alpha x^2 / 2).
+//
+// They are evaluated by the three-term recurrence of the normalised functions
+// (xi = sqrt(alpha) x)
+//
+//   h_0 = (alpha/pi)^{1/4} exp(-xi^2/2),   h_1 = sqrt(2) xi h_0,
+//   h_{n+1} = sqrt(2/(n+1)) xi h_n - sqrt(n/(n+1)) h_{n-1},
+//
+// which never forms a factorial or a raw Hermite polynomial, so it neither
+// overflows nor cancels catastrophically for n up to 20 and beyond. Derivatives
+// are analytic:
+//
+//   h_n'  = sqrt(alpha) (sqrt(n/2) h_{n-1} - sqrt((n+1)/2) h_{n+1}),
+//   h_n'' = (alpha^2 x^2 - alpha (2n+1)) h_n,
+//
+// so each orbital satisfies -1/2 lap phi + alpha^2 r^2/2 phi = alpha (n + 3/2) phi
+// (n = nx+ny+nz) to rounding: the exactness the VMC exact energy relies on.
+//
+// Orbital order. The lowest N states, by shell n = nx+ny+nz (shell n holds
+// (n+1)(n+2)/2 states); inside a shell, nx descending, then ny descending
+// (nz = n - nx - ny). For shell 1: (1,0,0), (0,1,0), (0,0,1). Shell 2:
+// (2,0,0), (1,1,0), (1,0,1), (0,2,0), (0,1,1), (0,0,2).
+// Closed shells (all shells up to n_max filled) give N = (n_max+1)(n_max+2)(n_max+3)/6
+// = 1, 4, 10, 20, 35, 56, 84, 120, 165, 220, ...; only these have a unique
+// ground state. Any N >= 1 is accepted: an open shell takes the first states
+// of the last shell in the order above (a valid, but arbitrary, choice among
+// degenerate ground states).
+
 #include <cmath>
 #include <numbers>
 #include <stdexcept>

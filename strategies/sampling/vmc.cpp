@@ -1,5 +1,18 @@
 #include "slaterlab/strategies/sampling/vmc.hpp"
 
+// Lockstep reference (ReferenceSpec): a second walker with its own orbital
+// set and strategy (e.g. analytic orbitals, sm-double) and the SAME stream
+// id, driven with the subject's step. Both read identical variates (the
+// order is decision independent, walker.hpp), so while their decisions agree
+// their positions are bit-identical. After every sweep (equilibration
+// included) the decision vectors are compared; the first difference is the
+// divergence point, after which the reference is dropped (its path is no
+// longer comparable). While in lockstep the run also records the largest
+// relative ratio difference, the flip probabilities of the decisions (a
+// relative ratio error is unbounded near a node, where it cannot flip a
+// decision; the flip probability is what moves the divergence point) and, in
+// measured sweeps, the largest |E_L - E_L,ref|.
+
 #include <algorithm>
 #include <cmath>
 #include <optional>

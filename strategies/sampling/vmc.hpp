@@ -12,17 +12,11 @@
 //   3. sweeps measured sweeps at the frozen step, E_L after each.
 //
 // Lockstep reference (ReferenceSpec): a second walker with its own orbital
-// set and strategy (e.g. analytic orbitals, sm-double) and the SAME stream
-// id, driven with the subject's step. Both read identical variates (the
-// order is decision independent, walker.hpp), so while their decisions agree
-// their positions are bit-identical. After every sweep (equilibration
-// included) the decision vectors are compared; the first difference is the
-// divergence point, after which the reference is dropped (its path is no
-// longer comparable). While in lockstep the run also records the largest
-// relative ratio difference, the flip probabilities of the decisions (a
-// relative ratio error is unbounded near a node, where it cannot flip a
-// decision; the flip probability is what moves the divergence point) and, in
-// measured sweeps, the largest |E_L - E_L,ref|.
+// set and strategy and the SAME stream id reads identical variates, so while
+// their decisions agree their positions are bit-identical; the first
+// differing decision is the divergence point, recorded with the largest ratio
+// and energy differences and the flip probabilities while in lockstep
+// (details in vmc.cpp).
 //
 // The energy series is returned whole (one double per sweep) so the caller
 // can store it (HDF5) and run blocking statistics on it.

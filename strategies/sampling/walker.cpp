@@ -1,5 +1,20 @@
 #include "slaterlab/strategies/sampling/walker.hpp"
 
+// The variates each scheme reads are the header's contract.
+// For N = 1 all three schemes read the same sequence and make the same moves.
+//
+// Strategy calls per sweep:
+//   pbp:         N x [ratio(j, phi(r_j')); accept() | reject()]
+//   qs:          N x [ratio(j, phi(r_j')); reject()]   (all against the same state)
+//                then for each accepted j in increasing order
+//                [ratio(j, phi(r_j')); accept()], then flush().
+//   qs-batched:  N x [ratio(j, phi(r_j')); accept() | reject()]
+// then flush() if flush_each_sweep (default; QMCPACK likewise completes the
+// delayed updates before measuring), always for qs.
+//
+// The local energy is measured from the strategy's maintained state
+// (local_energy.hpp).
+
 #include <cmath>
 #include <stdexcept>
 #include <string>

@@ -12,23 +12,10 @@
 // lets two walkers with equal streams run in lockstep):
 //   place_random:     3N normals, electron 0's x, y, z first.
 //   pbp:              per electron j = 0..N-1: 3 normals (x, y, z), 1 uniform.
-//   qs, qs-batched:   3N normals (electron 0's x, y, z first), then N uniforms
-//                     (electron order).
-// For N = 1 all three schemes read the same sequence and make the same moves.
-//
-// Strategy calls per sweep:
-//   pbp:         N x [ratio(j, phi(r_j')); accept() | reject()]
-//   qs:          N x [ratio(j, phi(r_j')); reject()]   (all against the same state)
-//                then for each accepted j in increasing order
-//                [ratio(j, phi(r_j')); accept()], then flush().
-//   qs-batched:  N x [ratio(j, phi(r_j')); accept() | reject()]
-// then flush() if flush_each_sweep (default; QMCPACK likewise completes the
-// delayed updates before measuring), always for qs.
-//
-// The local energy is measured from the strategy's maintained state
-// (local_energy.hpp). Errors: place() propagates SingularMatrixError from the
-// strategy's reset(); a sweep propagates it when an accepted breakdown cannot
-// be refactorised.
+//   qs, qs-batched:   3N normals (electron 0's x, y, z first), then N uniforms.
+// The strategy calls per sweep of each scheme are listed in walker.cpp.
+// Errors: place() propagates SingularMatrixError from the strategy's reset();
+// a sweep propagates it when an accepted breakdown cannot be refactorised.
 
 #include <Eigen/Core>
 

@@ -3,50 +3,17 @@
 // over larger sizes and longer sequences than the unit suite, with shrinking,
 // and the kept corpus of counterexamples (data/fuzz-corpus/).
 //
-// Contract of run_fuzz:
-// - Configurations: property_configs() filtered by `strategies` (a factory
-//   name selects all its configurations, a label like "delayed-3-double"
-//   exactly one) and `precisions`; properties and workloads (CaseMode) as
-//   filtered (default: randsvd, adversarial and cycles; CycleRatioMatchesOracle
-//   is checked on cycles alone, the other properties on the other two, and a
-//   selection with no such pair is bad input). Bad values, --cases with
-//   --seconds, N < 1, a corpus directory
-//   that is missing or not writable: std::invalid_argument before any work.
-// - Work is done in batches b = 0, 1, ...: batch b has seed (seed + b); in it,
-//   for each storage class (double; float and mixed) and workload, one
-//   RapidCheck run of `cases` cases (fuzz_limits: N <= max_n, sequences up
-//   to 4N) checks every selected (configuration, property) on each case,
-//   sharing one oracle trace per case. --cases runs one batch; --seconds runs
-//   batches of kFuzzBatchCases until the time is up (a case started after the
-//   deadline is not checked).
-// - The first failing (configuration, property) of a RapidCheck run is shrunk
-//   for that pair alone; the last failing case RapidCheck evaluates is the
-//   shrunk counterexample. Shrinking stops after shrink_seconds (large cases
-//   take one oracle trace per candidate); the report says when it did. The
-//   counterexample is reported with the exact command that reproduces it
-//   (`--strategy LABEL --property P --workload W --seed S --cases C --max-n
-//   M` finds the same failing case and, within the shrink budget, shrinks it
-//   to the same counterexample) and written to the corpus directory as a
-//   replay file (corpus entry, below), status "new". The run is then repeated
-//   without that pair (the cases before the failing one are not checked
-//   again), and a reported pair is not checked in later batches either.
-// - External kernels (--kernel PATH): one configuration per precision the
-//   library declares. Every check of a kernel runs in a child process
-//   (child_process.hpp): a kernel that kills its process (the signal is
-//   named) or does not finish within kernel_case_timeout() fails the
-//   property like any other violation, is shrunk (each candidate in a child
-//   too) and saved with the library's path. A library that does not load
-//   is std::invalid_argument before any work.
-// - Deterministic given its arguments and the seed (generation, checks and
-//   shrinking), except that --seconds decides how many batches run and the
-//   shrink budget may stop shrinking early (the report says so).
-//
-// Corpus entry: a replay file (docs/replay.md) with moves/accept, or for a
-// case of update cycles moves/cycle (replay_schema_version 2), whose string
-// root attributes name the strategy, its
-// options, the property, the failure message, the seed and a status
-// ("known-finding": a known, unfixed violation the suite expects to still
-// fail; anything else: the property must hold). See data/fuzz-corpus/README.md.
+// run_fuzz checks the selected (configuration, property) pairs on random
+// cases in batches (batch b has seed seed + b), shrinks the first failure of
+// each pair within shrink_seconds, reports it with the command that
+// reproduces it and saves it to the corpus as a replay file (status "new").
+// Deterministic given its arguments and seed, except for how many batches
+// --seconds allows and where the shrink budget stops. External kernels run
+// each check in a child process, so a crash or a hang fails the property.
+// Bad arguments, a corpus directory that is missing or not writable, or a
+// kernel library that does not load: std::invalid_argument before any work.
+// The batches, shrinking and the corpus entry are described in fuzz.cpp and
+// docs/fuzzing.md.
 
 #include <chrono>
 #include <cstdint>

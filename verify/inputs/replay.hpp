@@ -3,32 +3,11 @@
 // sequence a QMC code dumped to HDF5, so that slaterlab judges every update
 // strategy on exactly that data (workload kind "replay").
 //
-// File schema (replay_schema_version 1, docs/replay.md):
-//   root attributes  replay_schema_version = 1 (integer),
-//                    layout = "row-major" | "column-major" (string),
-//                    anything else: metadata, kept as text (code, system, ...)
-//   initial_matrix   N x N float: A(i, j) = phi_i(r_j), orbital i, electron j;
-//                    "row-major": dataset[i, j] = A(i, j) (numpy A as is),
-//                    "column-major": dataset[j, i] = A(i, j) (the buffer of a
-//                    Fortran/Eigen/LAPACK column-major A, or numpy A.T).
-//   moves/electron   M integers in [0, N): the electron (column) moved
-//   moves/column     M x N float: row m is the new column of move m, entry i
-//                    = phi_i(r') (one row per move, whatever the layout)
-//   moves/accept     optional, M integers 0/1 (int8; a numpy bool array,
-//                    stored by h5py as an enum, is accepted too)
-//   moves/uniform    optional, M floats in [0, 1): the uniform variate the
-//                    recorded run compared with its acceptance probability
-// replay_schema_version 2 adds update cycles (docs/replay.md, docs/cycles.md):
-//   moves/cycle      optional, M integers: the cycle of each move, 0 for the
-//                    first move and then equal to the previous one or one
-//                    more, so that a cycle is a run of consecutive moves.
-//                    Moves of a cycle are applied as one unit, always: the
-//                    file then has neither moves/accept nor moves/uniform.
-// Version 1 files are read as before; moves/cycle in one is an error.
-// Every float must be finite. Floats of any width are read as double
-// (float32 widens exactly).
+// File schema: docs/replay.md (replay_schema_version 1: initial_matrix,
+// moves/electron, moves/column, optional moves/accept and moves/uniform;
+// version 2 adds moves/cycle); the full layout is also at the top of replay.cpp.
 //
-// Contract: read_replay validates all of the above and throws ReplayError,
+// Contract: read_replay validates the whole schema and throws ReplayError,
 // one line "replay file <path>: <problem>", naming the dataset and, for bad
 // values, the first offending index. A missing, truncated or non-HDF5 file is
 // a ReplayError too.

@@ -1,43 +1,16 @@
 #pragma once
 // Scale-out with MPI: `mpirun -n P slaterlab run STUDY.toml -o results.h5`.
 //
-// What runs where. A lockstep experiment's strategies are independent given
-// its moves and decisions, which come from the workload and the mp reference
-// alone. The study is cut into units (experiment, group of its strategies):
-// each experiment into g = clamp(ceil(P / E), 1, S) groups (E experiments,
-// S strategies; strategy s in group s mod g), each unit to the least loaded
-// rank, largest first (assign_units).
-// A unit runs the experiment's reference itself, so every strategy sees the
-// same moves and decisions as in one process and its metrics are the same
-// bit for bit (elapsed times aside). Splitting an experiment repeats its
-// reference: worth it only when there are fewer experiments than ranks.
-// A VMC run's walkers are cut into P contiguous slices; walker w reads
-// random stream w whatever P is (VmcConfig::first_stream), so the walkers'
-// series do not depend on P either.
-//
-// One file. Every rank writes its units to OUTPUT.rank<r> (a results file
-// of its own); rank 0 then copies them into OUTPUT in the study's order
-// (experiments, then strategies, as one process writes them) and removes
-// them. VMC runs follow: the ranks run their walker slices, rank 0 gathers
-// the walkers' results, measures and writes the run. Failed checks are
-// gathered to rank 0, which prints the table and returns the exit code.
-//
-// MPI is optional at build time (CMake's FindMPI; SLATERLAB_HAVE_MPI). MPI
-// is initialised only when a launcher started more than one process
-// (OMPI_COMM_WORLD_SIZE or PMI_SIZE), so a plain run never touches it. Every
-// rank validates the study before any work and the ranks agree on the
-// outcome (all_flags), so that a refused study ends every rank with exit
-// code 2 and one message. An error on any rank during the run aborts all of
-// them (MPI_Abort with exit code 2).
-//
-// Interrupts. Ctrl-C reaches mpirun, which ends the job by sending SIGTERM
-// to every rank; a batch system may send SIGINT to every rank. A rank that
-// gets either stops between moves (or while it waits for the others), keeps
-// what it completed in OUTPUT.rank<r>.partial (rank 0, once the experiments
-// are merged: OUTPUT.partial), says so in one line and leaves with exit code
-// 130 without waiting for the others (MpiSession::leave); mpirun then ends
-// the rest. mpirun's own exit code is 130 when the ranks were signalled, and
-// Open MPI's 1 when mpirun itself was (it reports its own interruption).
+// Each rank runs units (an experiment with a group of its strategies, or a
+// slice of a VMC run's walkers) and writes them to OUTPUT.rank<r>; rank 0
+// merges them into OUTPUT in the study's order. A unit runs its experiment's
+// reference itself, and walker w reads stream w whatever P is, so the
+// results equal a one-process run's bit for bit (elapsed times aside).
+// MPI is initialised only under a launcher with more than one process. A
+// study refused on any rank ends every rank with exit code 2 and one message;
+// an error during the run aborts all ranks (exit code 2); an interrupted rank
+// keeps what it completed in a .partial file and leaves with exit code 130.
+// docs/mpi.md and mpi_run.cpp give the unit assignment and the details.
 
 #include <cstddef>
 #include <filesystem>

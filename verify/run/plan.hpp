@@ -5,35 +5,12 @@
 // this process may use (exit 2, one line naming the experiment, the
 // estimate and what is available) and `run --dry-run` prints the plan.
 //
-// Memory model (bytes per entry of an N x N matrix; docs/resources.md):
-//  - every strategy keeps the exact current matrix (8) and its own state:
-//    an inverse (4 in float or mixed storage, 8 in double), Q and R (2x),
-//    recompute's LU copy (its precision); delayed adds O(N K) window arrays;
-//  - the runner: its current matrix (8) and, while a checkpoint's metrics are
-//    evaluated in long double, the long-double copies, products and
-//    differences of the residual and divergence (112);
-//  - the mp reference: its inverse (one mp number per entry) kept for the
-//    whole run, and two more copies while it factorises (Eigen's LU);
-//  - certification (Arb, at the initial and the final matrix): 11 ball
-//    matrices (arb_mat_det, arb_mat_det_precond and their work), each entry
-//    48 bytes plus the limbs a mantissa of more than 128 bits needs;
-//  - a replay experiment holds its moves: moves x N doubles;
-//  - the process itself (code, libraries, allocator): its resident size when
-//    the plan is made, plus 10 MiB of OpenBLAS buffers and HDF5 state and
-//    64 KiB of open store objects per experiment x strategy (measured).
-// Persistent parts add up; the transient parts (factorisation, metrics,
-// certification) happen one at a time, so the largest of them counts.
-// Experiments and VMC runs run one after another: the study's peak is the
-// largest item plus the B-spline tables, which VMC runs build once and share.
-// The constants were measured on N = 256 and 512 gaussian studies (peak RSS
-// from getrusage) and agree within 15 %.
-//
-// Time model: the mp factorisation (~1.1e-7 s x N^3 at 50 digits, 1.5e-7 at
-// 100), mp Sherman-Morrison per move (~1.3e-7 s x N^2), certification
-// (~2.7e-8 s x N^3 at 128 bits, linear in the bits above), recompute's LU per
-// proposal (2/3 N^3 flops at 2 GFLOP/s) and VMC sweeps (N^3 flops per sweep
-// and walker). Good to a factor of a few on this project's machine; it is
-// shown to decide whether to wait, never used to decide anything else.
+// The memory model counts, per N x N entry, every strategy's state, the
+// runner's matrices and long-double metric copies, the mp reference and the
+// Arb certification, plus the process's resident size; transient parts count
+// one at a time (docs/resources.md; the constants, measured, are in
+// plan.cpp). The time model is good to a factor of a few and is only shown,
+// never used to decide anything.
 
 #include <cstdint>
 #include <stdexcept>

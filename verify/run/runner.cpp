@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <memory>
+#include <utility>
 
 #include "slaterlab/reference/certified.hpp"
 #include "slaterlab/reference/lockstep_reference.hpp"
@@ -50,6 +52,49 @@ struct CycleErrors {
   double max = kNaN;  // NaN: no cycle measured
   void add(double relative) { max = std::fmax(max, relative); }
 };
+
+// How a strategy's summary folds its checkpoints. Summary fields are named
+// for their fold (worst_, max_, final_), not after the checkpoint field, so
+// the pairs are listed here; record_fields.hpp lists each record alone.
+template <class T>
+using SummaryFrom = std::pair<T StrategySummary::*, T StrategyCheckpoint::*>;
+
+/// The largest value over checkpoints (fmax: a NaN checkpoint is skipped).
+constexpr SummaryFrom<double> kWorstOverCheckpoints[] = {
+    {&StrategySummary::worst_log_det_error, &StrategyCheckpoint::log_det_error},
+    {&StrategySummary::max_ratio_error, &StrategyCheckpoint::ratio_error_max},
+    {&StrategySummary::max_ratio_error_eps, &StrategyCheckpoint::ratio_error_max_eps},
+    {&StrategySummary::max_ratio_error_normalised, &StrategyCheckpoint::ratio_error_normalised_max},
+    {&StrategySummary::max_inverse_residual, &StrategyCheckpoint::inverse_residual_max},
+    {&StrategySummary::max_inverse_divergence, &StrategyCheckpoint::inverse_divergence},
+    {&StrategySummary::max_qr_residual, &StrategyCheckpoint::qr_residual},
+    {&StrategySummary::max_orthogonality_loss, &StrategyCheckpoint::orthogonality_loss},
+    {&StrategySummary::max_cycle_ratio_error, &StrategyCheckpoint::cycle_ratio_error_max},
+    {&StrategySummary::max_cycle_ratio_error_eps, &StrategyCheckpoint::cycle_ratio_error_max_eps},
+};
+
+/// The last checkpoint's value (the checkpoint's own value is final or cumulative).
+constexpr SummaryFrom<double> kLastDouble[] = {
+    {&StrategySummary::final_log_det_error, &StrategyCheckpoint::log_det_error},
+    {&StrategySummary::final_inverse_divergence, &StrategyCheckpoint::inverse_divergence},
+    {&StrategySummary::elapsed_s, &StrategyCheckpoint::elapsed_s},
+};
+constexpr SummaryFrom<std::int64_t> kLastCount[] = {
+    {&StrategySummary::breakdowns, &StrategyCheckpoint::breakdowns},
+    {&StrategySummary::recomputes, &StrategyCheckpoint::recomputes},
+    {&StrategySummary::splits, &StrategyCheckpoint::splits},
+    {&StrategySummary::cycle_breakdowns, &StrategyCheckpoint::cycle_breakdowns},
+    {&StrategySummary::singular_restarts, &StrategyCheckpoint::singular_restarts},
+};
+
+void fold_checkpoint(StrategySummary& s, const StrategyCheckpoint& c) {
+  for (const auto& [to, from] : kWorstOverCheckpoints) s.*to = std::fmax(s.*to, c.*from);
+  for (const auto& [to, from] : kLastDouble) s.*to = c.*from;
+  for (const auto& [to, from] : kLastCount) s.*to = c.*from;
+  // Per-checkpoint counts, summed over the run.
+  s.sign_disagreements += !c.sign_agrees;
+  s.flips += c.flips;
+}
 
 UpdaterCounters operator+(UpdaterCounters a, const UpdaterCounters& b) {
   a.breakdowns += b.breakdowns;
@@ -469,26 +514,8 @@ void LockstepExperiment::checkpoint() {
     writer_.append(lane.handle, c);
 
     StrategySummary& s = lane.summary;
-    s.worst_log_det_error = std::fmax(s.worst_log_det_error, c.log_det_error);
-    s.final_log_det_error = c.log_det_error;
-    s.max_ratio_error = std::fmax(s.max_ratio_error, c.ratio_error_max);
-    s.max_ratio_error_eps = std::fmax(s.max_ratio_error_eps, c.ratio_error_max_eps);
-    s.max_ratio_error_normalised = std::fmax(s.max_ratio_error_normalised, c.ratio_error_normalised_max);
-    s.max_inverse_residual = std::fmax(s.max_inverse_residual, c.inverse_residual_max);
-    s.final_inverse_divergence = c.inverse_divergence;
-    s.max_inverse_divergence = std::fmax(s.max_inverse_divergence, c.inverse_divergence);
-    s.max_qr_residual = std::fmax(s.max_qr_residual, c.qr_residual);
-    s.max_orthogonality_loss = std::fmax(s.max_orthogonality_loss, c.orthogonality_loss);
-    s.sign_disagreements += !c.sign_agrees;
-    s.flips += c.flips;
-    s.breakdowns = c.breakdowns;
-    s.recomputes = c.recomputes;
-    s.splits = c.splits;
-    s.elapsed_s = c.elapsed_s;
-    s.max_cycle_ratio_error = std::fmax(s.max_cycle_ratio_error, c.cycle_ratio_error_max);
-    s.max_cycle_ratio_error_eps = std::fmax(s.max_cycle_ratio_error_eps, c.cycle_ratio_error_max_eps);
-    s.cycle_breakdowns = c.cycle_breakdowns;
-    s.singular_restarts = c.singular_restarts;
+    fold_checkpoint(s, c);
+    // Not folds of the checkpoint: the experiment's and the reference's counts.
     s.cycles = cycles_;
     s.singular_checkpoints += singular;
     lane.errors = {};

@@ -1647,6 +1647,17 @@ GeneratedCase pick_case(const CaseLimits& limits) {
   throw std::invalid_argument("unknown case mode");
 }
 
+// gen_case(limits) picks, in this order (RapidCheck shrinks picks in the
+// order they were made): N, the conditioning (log10 kappa, or the
+// adversarial collapse size eta), the sequence length, then values (the
+// recompute cadence, for randsvd the electron spread (electrons drawn from
+// the first `spread` only, so that small spreads move the same electrons
+// repeatedly inside one delayed window), the seed of the bulk values,
+// electron indices, the
+// accept pattern — accept shrinks to reject — and the breakdown probe).
+// The cycles mode picks N, kappa, the number of cycles, the cadence, the
+// seed, then per cycle its rank (shrinks to 1), whether it shifts (shrinks
+// to a plain cycle) and its first column (shrinks to 0).
 rc::Gen<GeneratedCase> gen_case(const CaseLimits& limits) {
   return rc::gen::exec([limits] { return pick_case(limits); });
 }

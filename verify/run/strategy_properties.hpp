@@ -1,37 +1,20 @@
 #pragma once
 // The generic properties every determinant-update strategy must satisfy,
 // checked against a long-double oracle with a derived error model, and the
-// RapidCheck generators of the cases they are checked on. One piece of code
-// for the unit suite (tests/determinant/strategy_properties_test.cpp), the
-// fuzzer (`slaterlab fuzz`, verify/cli/fuzz.hpp) and the kept corpus
-// (data/fuzz-corpus, tests/verify/cli/fuzz_corpus_test.cpp).
+// RapidCheck generators of the cases they are checked on; shared by the unit
+// suite, `slaterlab fuzz` and the kept corpus (data/fuzz-corpus).
 //
-// Contract:
-// - A Case is data only: an initial matrix and a sequence of proposals with
-//   predetermined decisions, so that every strategy sees exactly the same
-//   numbers (and a case written to a replay file is the whole case).
-// - check_case(property, strategy, options, case) runs the named strategy
-//   (built by make_updater) over the case and returns the first violation as
-//   a PropertyFailure whose message carries the figures (computed value,
-//   oracle value, bound, conditioning), or nothing when the property holds.
-//   A strategy that throws is a failure (except where the property allows a
-//   SingularMatrixError); an invalid configuration (unknown strategy, bad
-//   options, a probe outside the matrix) is std::invalid_argument.
-// - Where the error model makes no claim (the case is outside the
-//   first-order regime, or a property's precondition fails) nothing is
-//   asserted; CheckStats says how much was actually compared.
-// - gen_case(limits) picks, in this order (RapidCheck shrinks picks in the
-//   order they were made): N, the conditioning (log10 kappa, or the
-//   adversarial collapse size eta), the sequence length, then values (the
-//   recompute cadence, for randsvd the electron spread (electrons drawn from
-//   the first `spread` only, so that small spreads move the same electrons
-//   repeatedly inside one delayed window), the seed of the bulk values,
-//   electron indices, the
-//   accept pattern — accept shrinks to reject — and the breakdown probe).
-//   The cycles mode picks N, kappa, the number of cycles, the cadence, the
-//   seed, then per cycle its rank (shrinks to 1), whether it shifts (shrinks
-//   to a plain cycle) and its first column (shrinks to 0).
-// The error model is derived in strategy_properties.cpp, next to the code.
+// - A Case is data only: an initial matrix and proposals with predetermined
+//   decisions, so every strategy sees the same numbers.
+// - check_case(property, strategy, options, case) returns the first
+//   violation as a PropertyFailure carrying the figures, or nothing. A
+//   strategy that throws fails (unless the property allows a
+//   SingularMatrixError); an invalid configuration is std::invalid_argument.
+// - Where the error model makes no claim nothing is asserted; CheckStats
+//   says how much was compared.
+// - gen_case(limits) picks N, the conditioning, the length, then the values,
+//   in an order chosen for shrinking.
+// The error model and the generators' order are in strategy_properties.cpp.
 
 #include <rapidcheck.h>
 

@@ -196,6 +196,9 @@ VmcRun VmcStudy::measure(const VmcRunConfig& v, const OrbitalSet& orbitals, cons
   for (std::size_t w = 0; w < result.walkers.size(); ++w) {
     const WalkerResult& r = result.walkers[w];
     run.energy.push_back(r.energy);
+    // Field by field, not over record_fields.hpp: a WalkerResult is not a
+    // results record, and each row and summary field has its own source and
+    // rule (min, max, sum, or an estimate of the series).
     VmcWalkerRow row;
     row.walker = std::int64_t(w);
     row.stream = std::int64_t(r.stream);

@@ -1,5 +1,29 @@
 #include "slaterlab/strategies/determinant/cuda/delayed_cuda_update.hpp"
 
+// On the device (column-major, leading dimension N for N-row arrays and K
+// for the window's K x K arrays): Ainv^T (Storage), the window's new columns
+// A' and rows W (Look), B^{-1} and W^T A' (= B, Look), the window's
+// electrons k_i, and the proposal's vectors a', r, cur, A'^T r, c, q,
+// W^T a' (= b), t. On the host: the counts, the electrons' window moves,
+// the window rows' norms of the growth guard, log|det|.
+//
+// Per proposal: r = row k of Ainv (a column of Ainv^T), ra = A'^T r (cuBLAS
+// GEMV), c = ra - (what each move replaced) (kernel), q = B^{-T} c (GEMV),
+// cur = r - W q (GEMV), rho = cur^T a' (DOT, the one number that returns to
+// the host). An accept computes ||cur||, ||a'|| (the move's own growth g)
+// and, when the window grows, brings q (m numbers) to the host for the
+// growth guard, whose decisions are the CPU code's own (delayed_window.hpp,
+// same constant); the device then forms b = W^T a' and t = B^{-1} b
+// (GEMVs) and borders B^{-1} (kernel).
+// The flush solves Z B^T = W as the CPU does (delayed_window.hpp): B from
+// the window's W^T A' (m^2 numbers to the host), its LU on the host (the
+// CPU's code), then W's columns permuted (kernel) and two cuBLAS TRSMs; then
+// two cuBLAS GEMMs, Y = Ainv A' (then the replaced columns subtracted,
+// kernel) and Ainv^T -= Z Y^T (N x N x m).
+// Refactorisations (reset, the recompute cadence, an accepted breakdown)
+// run the CPU's LU inversion (linalg.hpp, the same as sm and delayed) and
+// upload the result, so both start from the same inverse.
+
 #include <cmath>
 #include <optional>
 #include <type_traits>

@@ -29,7 +29,7 @@ constexpr double kSigmas = 5.0;
 
 // The reference values below were produced by this Python 3 program (integer
 // arithmetic and CPython floats, which are IEEE binary64 without fused
-// multiply-add), written from the algorithm in rng.hpp, not from rng.cpp.
+// multiply-add), written from the recipe in docs/experiment-files.md, not from rng.cpp.
 // It checks itself against the standard's MT19937-64 value and the published
 // SplitMix64 vector before printing.
 //

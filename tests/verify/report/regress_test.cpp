@@ -26,6 +26,7 @@
 
 #include "slaterlab/strategies/determinant/updater_options.hpp"
 #include "verify/inputs/config.hpp"
+#include "verify/report/regress_reports.hpp"
 
 #include <Eigen/LU>
 
