@@ -6,18 +6,14 @@
 // - reset(A): double LU (LAPACK) of the exact A, its inverse X (a double
 //   preconditioner), and log|det A| = log|det(L U)| + log det(I + F) with
 //   F = (L U)^{-1} (P A - L U) from the exact (dd) residual P A - L U.
-// - ratio(k, a'): y = A^{-1} a' by refinement y <- y + X (a' - A y), the
-//   residual in dd against the exact A, until it stops shrinking; the ratio
-//   is y_k. accept(): a double Sherman-Morrison update of X (it only has to
-//   stay a preconditioner: the ratios are refined against A itself), and
-//   det *= rho in dd; a fresh double LU when the refinement contracts by
-//   less than a factor 1e4 per step.
-// - Every result carries an a-posteriori error bound computed from its own
-//   residual (first order in the refinement's contraction, which is observed,
-//   not proven; see the doc), and `trusted`: the bound is at most kMargin
-//   times the error a double computation of the same quantity could have
-//   (u kappa), so the result may judge double strategies. Where it is false
-//   the caller falls back to MpReference.
+// - ratio(k, a'): y = A^{-1} a' refined against the exact A (dd residuals)
+//   until it stops shrinking; the ratio is y_k. accept(): a double
+//   Sherman-Morrison update of X (only a preconditioner) and det *= rho in
+//   dd; a fresh LU when refinement contracts by less than 1e4 per step.
+// - Every result carries an a-posteriori bound from its own residual (first
+//   order in the observed contraction) and `trusted`: the bound is at most
+//   kMargin times what double could err by (u kappa). Where it is false the
+//   caller falls back to MpReference.
 // - Errors: as MpReference (std::logic_error for protocol errors; reset() of
 //   a matrix with a zero pivot or non-finite entries, and accept() of an
 //   exactly zero ratio, throw SingularMatrixError, state as documented

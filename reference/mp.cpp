@@ -3,6 +3,9 @@
 
 #include "slaterlab/reference/mp.hpp"
 
+// mp.hpp is free of multiprecision types: the templates live in
+// mp_kernels.cpp, instantiated once per digit count.
+
 #include <algorithm>
 #include <cmath>
 #include <limits>

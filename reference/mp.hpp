@@ -17,9 +17,6 @@
 //   or reciprocal 1-norm condition number at most 16 N^2 eps, the size a
 //   pivot of an exactly singular matrix can reach through rounding), is
 //   SingularMatrixError.
-//
-// This header is free of multiprecision types: the templates live in
-// mp_kernels.cpp, instantiated once per digit count.
 
 #include <Eigen/Core>
 

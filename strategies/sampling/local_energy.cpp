@@ -1,5 +1,20 @@
 #include "slaterlab/strategies/sampling/local_energy.hpp"
 
+// Derivation and index order. A(i, j) = phi_i(r_j): r_j enters column j
+// only, and det A is linear in column j, so expanding along it,
+//   lap_j det A = sum_i C(i, j) lap phi_i(r_j),   C the cofactor matrix,
+// and C(i, j) = det A * (A^{-1})(j, i). With L(i, j) = lap phi_i(r_j),
+//   lap_j Psi / Psi = sum_i Ainv(j, i) L(i, j) = (Ainv L)(j, j),
+//   sum_j lap_j Psi / Psi = trace(Ainv L) = sum_{i,j} Ainv(j, i) L(i, j).
+// Note the transpose: sum_{i,j} Ainv(i, j) L(i, j) is a different number.
+//
+// Inverse strategies: trace(Ainv L) with the maintained inverse (exposed in
+// double; for float storage the float inverse rounded up exactly), O(N^2).
+// QR strategies keep A P = Q R with P e_j = e_{column_of[j]}, so
+// A^{-1} = P R^{-1} Q^T and trace(A^{-1} L) = trace(R^{-1} Q^T L P), where
+// (L P)(:, j) = L(:, column_of[j]): one GEMM and one triangular solve with
+// the strategy's own factors, O(N^3), in double.
+
 #include <stdexcept>
 
 namespace slaterlab {

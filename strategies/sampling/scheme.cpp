@@ -1,5 +1,11 @@
 #include "slaterlab/strategies/sampling/scheme.hpp"
 
+//  - qs-batched: the reading of the paper's section V.D: trial moves and
+//    orbital values for all N electrons in one batch, then accept/reject
+//    electron by electron against the determinant as it stands. Since
+//    r_j' = r_j + step g_j and r_j has not moved earlier in the sweep, this
+//    is the pbp chain with the random numbers drawn in a different order.
+
 #include <stdexcept>
 
 namespace slaterlab {

@@ -1,5 +1,20 @@
 #include "slaterlab/strategies/sampling/vmc.hpp"
 
+// Per walker w (stream first_stream + w of the caller's random factory):
+//   1. place_random(initial_width)        (3N normals);
+//   2. equilibration_sweeps sweeps, discarded; with tune_step the step is
+//      updated after every block of tuner.block sweeps (step_tuner.hpp) and
+//      frozen at the end;
+//   3. sweeps measured sweeps at the frozen step, E_L after each.
+//
+// Lockstep reference (ReferenceSpec): a second walker with its own orbital
+// set and strategy and the SAME stream id reads identical variates, so while
+// their decisions agree their positions are bit-identical; the first
+// differing decision is the divergence point, recorded with the largest ratio
+// and energy differences and the flip probabilities while in lockstep
+// (details in vmc.cpp).
+//
+
 // Lockstep reference (ReferenceSpec): a second walker with its own orbital
 // set and strategy (e.g. analytic orbitals, sm-double) and the SAME stream
 // id, driven with the subject's step. Both read identical variates (the

@@ -1,22 +1,11 @@
 #pragma once
 // A VMC run: several independent walkers, each on its own random stream,
-// equilibrated (optionally tuning the step), then measured once per sweep.
-// Optionally each walker is shadowed by a reference walker in lockstep to
-// find where their accept/reject paths part (as Uejima & Maezono's Tables 9-10 compare them).
-//
-// Per walker w (stream first_stream + w of the caller's random factory):
-//   1. place_random(initial_width)        (3N normals);
-//   2. equilibration_sweeps sweeps, discarded; with tune_step the step is
-//      updated after every block of tuner.block sweeps (step_tuner.hpp) and
-//      frozen at the end;
-//   3. sweeps measured sweeps at the frozen step, E_L after each.
-//
-// Lockstep reference (ReferenceSpec): a second walker with its own orbital
-// set and strategy and the SAME stream id reads identical variates, so while
-// their decisions agree their positions are bit-identical; the first
-// differing decision is the divergence point, recorded with the largest ratio
-// and energy differences and the flip probabilities while in lockstep
-// (details in vmc.cpp).
+// equilibrated (optionally tuning the step), then measured once per sweep
+// (the steps per walker: vmc.cpp). Optionally each walker is shadowed by a
+// reference walker in lockstep (same stream, its own orbitals and strategy)
+// to find where their accept/reject paths part, as Uejima & Maezono's
+// Tables 9-10 compare them: the first differing decision is recorded with
+// the largest ratio and energy differences and the flip probabilities.
 //
 // The energy series is returned whole (one double per sweep) so the caller
 // can store it (HDF5) and run blocking statistics on it.

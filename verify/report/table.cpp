@@ -1,5 +1,16 @@
 #include "verify/report/table.hpp"
 
+// Floating values are printed in compact scientific notation with two
+// significant digits (3.1e-12, 2.0e0); counts as integers. A NaN (a metric
+// that does not apply) prints as "—" in Markdown and LaTeX and as an empty
+// field in CSV. A strategy without a summary (still running, or killed)
+// prints "(incomplete)" in its first metric column and nothing else; a
+// strategy whose summary says it failed has " (failed)" after its label.
+//
+// Formats: Markdown (pipes padded to align, numbers right-aligned), CSV
+// (RFC 4180: CRLF line ends, fields with a comma, quote or line break quoted,
+// quotes doubled) and LaTeX (a booktabs tabular, special characters escaped).
+
 #include "verify/stats/statistics.hpp"
 
 #include <fmt/format.h>

@@ -8,18 +8,8 @@
 // (final), flips, breakdowns, time (s). Experiments with update cycles or
 // with matrices singular to the reference's precision add a second table
 // (TableKind::cycles, also printed after the determinant table when it has
-// rows): cycles, max cycle ratio error (also in eps), cycle breakdowns,
-// singular restarts and the checkpoints where the reference had det = 0.
-// Floating values are printed in compact scientific notation with two
-// significant digits (3.1e-12, 2.0e0); counts as integers. A NaN (a metric
-// that does not apply) prints as "—" in Markdown and LaTeX and as an empty
-// field in CSV. A strategy without a summary (still running, or killed)
-// prints "(incomplete)" in its first metric column and nothing else; a
-// strategy whose summary says it failed has " (failed)" after its label.
-//
-// Formats: Markdown (pipes padded to align, numbers right-aligned), CSV
-// (RFC 4180: CRLF line ends, fields with a comma, quote or line break quoted,
-// quotes doubled) and LaTeX (a booktabs tabular, special characters escaped).
+// rows). Formats: Markdown, CSV (RFC 4180) and LaTeX (booktabs); number
+// formatting, NaN and incomplete strategies: table.cpp.
 
 #include <string>
 #include <string_view>

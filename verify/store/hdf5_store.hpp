@@ -8,12 +8,10 @@
 //   that over the final path, so an existing results file is either left as
 //   it was or replaced by a complete one. In append mode the existing file is
 //   first copied to the .partial, so appending gives the same guarantee.
-// - Every call that adds data flushes the file before returning, so a run
-//   killed at any later point leaves a .partial in which every completed
-//   checkpoint is readable (with h5py, h5dump or read_results).
-// - A writer destroyed without commit() (an exception unwinding the run)
-//   removes its .partial, unless keep_partial() was called (an interrupted
-//   run whose partial results are wanted).
+// - Every call that adds data flushes the file, so a killed run leaves a
+//   .partial in which every completed checkpoint is readable.
+// - A writer destroyed without commit() removes its .partial, unless
+//   keep_partial() was called (an interrupted run).
 // - Every HDF5 or file-system failure is reported as IoError naming the file
 //   and the operation; a full disk ends as IoError with the .partial removed.
 // A .partial left by a killed run is replaced by the next run writing the same
