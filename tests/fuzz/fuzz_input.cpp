@@ -182,4 +182,24 @@ void damage_bytes(std::vector<std::uint8_t>& file, FuzzInput& in) {
   }
 }
 
+bool write_mutated(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes,
+                   const std::vector<Slot>& slots, FuzzInput& in) {
+  const bool byte_level = in.byte() % 4 == 0;
+  if (byte_level) {
+    std::vector<std::uint8_t> damaged = bytes;
+    damage_bytes(damaged, in);
+    write_bytes(path, damaged);
+    return true;
+  }
+  write_bytes(path, bytes);
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  if (file < 0) __builtin_trap();  // the template itself must open
+  for (int n = 1 + in.byte() % 4; n > 0 && !in.empty(); --n) {
+    const std::size_t pick = (std::size_t(in.byte()) << 8 | in.byte()) % slots.size();
+    replace(file, slots[pick], in);
+  }
+  H5Fclose(file);
+  return false;
+}
+
 }  // namespace slaterlab::fuzz

@@ -67,4 +67,10 @@ std::filesystem::path scratch_file(const std::string& target);
 /// Applies byte-level damage decoded from in (offset, xor value pairs).
 void damage_bytes(std::vector<std::uint8_t>& file, FuzzInput& in);
 
+/// Writes the template file `bytes` to path, mutated as in decides: one
+/// input in four byte-level damage (damage_bytes; returns true), otherwise
+/// 1 to 4 of its slots replaced through the HDF5 API (replace; false).
+bool write_mutated(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes,
+                   const std::vector<Slot>& slots, FuzzInput& in);
+
 }  // namespace slaterlab::fuzz

@@ -54,22 +54,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const auto path = scratch_file("replay");
   FuzzInput in(data, size);
   const Template& t = templates[in.byte() % templates.size()];
-  std::vector<std::uint8_t> bytes = t.bytes;
-  const bool byte_level = in.byte() % 4 == 0;
   const std::int64_t moves = std::int64_t(in.byte()) - 1;  // -1: all
-  if (byte_level) {
-    damage_bytes(bytes, in);
-    write_bytes(path, bytes);
-  } else {
-    write_bytes(path, bytes);
-    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    if (file < 0) __builtin_trap();
-    for (int n = 1 + in.byte() % 4; n > 0 && !in.empty(); --n) {
-      const std::size_t pick = (std::size_t(in.byte()) << 8 | in.byte()) % t.slots.size();
-      replace(file, t.slots[pick], in);
-    }
-    H5Fclose(file);
-  }
+  const bool byte_level = write_mutated(path, t.bytes, t.slots, in);
   // The template is a few KB, read in milliseconds: 2 s is a hang.
   set_file_isolation(byte_level, std::chrono::seconds(2));
   try {
