@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <iostream>
 #include <optional>
@@ -175,11 +176,42 @@ int run_command(const RunArgs& args, const std::string& command_line) {
   return report.failures.empty() ? kExitOk : kExitCheckFailed;
 }
 
-int table_command(const std::string& file, const std::string& format, const std::string& kind) {
+/// "float=1e-4" entries of --target over the default targets.
+DriftTargets parse_drift_targets(const std::vector<std::string>& entries) {
+  DriftTargets targets = default_drift_targets();
+  for (const auto& entry : entries) {
+    const auto equals = entry.find('=');
+    const std::string precision = entry.substr(0, equals);
+    if (equals == std::string::npos || !targets.contains(precision)) {
+      throw std::invalid_argument(fmt::format(
+          "--target '{}': expected PRECISION=VALUE with PRECISION float, mixed or double", entry));
+    }
+    const std::string text = entry.substr(equals + 1);
+    std::size_t used = 0;
+    double value = 0.0;
+    try {
+      value = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size() || !(value > 0) || !std::isfinite(value)) {
+      throw std::invalid_argument(
+          fmt::format("--target '{}': the target must be a finite number > 0", entry));
+    }
+    targets[precision] = value;
+  }
+  return targets;
+}
+
+int table_command(const std::string& file, const std::string& format, const std::string& kind,
+                  const std::vector<std::string>& target_entries) {
   const TableFormat table_format = parse_table_format(format);
   const TableKind table_kind = parse_table_kind(kind);
-  const ResultsFile results = read_results(file, {.checkpoints = false});
-  fmt::print("{}", format_table(results, table_format, table_kind));
+  const DriftTargets targets = parse_drift_targets(target_entries);
+  // Only the drift table reads the checkpoint tables (the bulk of a file).
+  const ResultsFile results =
+      read_results(file, {.checkpoints = table_kind == TableKind::drift});
+  fmt::print("{}", format_table(results, table_format, table_kind, targets));
   if (!results.committed) {
     // A .partial is readable on purpose (README "How the file is written"),
     // but its reader should know the run did not finish.
@@ -230,8 +262,14 @@ int main_impl(int argc, char** argv) {
   table_cmd->add_option("file", table_file, "HDF5 results file")->required();
   table_cmd->add_option("-f,--format", table_format, "md, csv or latex")->capture_default_str();
   std::string table_kind = "all";
-  table_cmd->add_option("-k,--kind", table_kind, "determinant, cycles, vmc, orbitals or all")
+  table_cmd->add_option("-k,--kind", table_kind,
+                        "determinant, cycles, drift (errors over repeats, recompute intervals), "
+                        "vmc, orbitals or all (all but drift)")
       ->capture_default_str();
+  std::vector<std::string> table_targets;
+  table_cmd->add_option("--target", table_targets,
+                        "Drift table's error target, PRECISION=VALUE (repeatable; default "
+                        "float=1e-4 mixed=1e-4 double=1e-10)");
 
   CLI::App* bench_cmd = app.add_subcommand(
       "bench", "Benchmark update strategies, references and B-spline orbitals against this "
@@ -318,7 +356,7 @@ int main_impl(int argc, char** argv) {
     run.experiment_given = run_experiment->count() > 0;  // `run ""` names a file: an empty path
     return run_command(run, quoted_command_line(argc, argv));
   }
-  if (*table_cmd) return table_command(table_file, table_format, table_kind);
+  if (*table_cmd) return table_command(table_file, table_format, table_kind, table_targets);
   if (*bench_cmd) {
 #if !SLATERLAB_HAVE_BENCHMARK
     throw std::invalid_argument(not_built("bench", "Google Benchmark", "SLATERLAB_BENCH"));

@@ -39,7 +39,7 @@ const std::vector<std::string> kExperimentKeys = {
     "name",  "workload",       "n",          "moves",          "sweeps", "checkpoint_every",
     "seed",  "acceptance",     "acceptance_rate", "electron_order", "kappa", "mode",
     "delta", "eta",            "chain",          "hold",            "singular", "file",
-    "alpha", "rank",           "shift"};
+    "alpha", "rank",           "shift",          "repeats"};
 const std::vector<std::string> kVmcKeys = {
     "name",      "n",       "alpha",   "omega",           "orbitals",  "grid",
     "scheme",    "step",    "target_acceptance", "strategy", "precision", "k",
@@ -331,6 +331,8 @@ void check_input_bounds(const std::string& text, const std::string& source) {
 /// strategies: far beyond any study (each is a group of the results file),
 /// and a bound on the memory the expansion itself takes.
 constexpr std::size_t kMaxExpansion = 100000;
+/// Repeats of one experiment entry (each a group of the results file).
+constexpr std::int64_t kMaxRepeats = 1000;
 
 /// Expands every list-valued key in `keys` into one table per combination.
 std::vector<toml::table> expand(const toml::table& entry, const std::set<std::string>& keys,
@@ -449,8 +451,11 @@ ReplayShape resolve_replay(const toml::table& t, WorkloadSpec& w, const std::str
   }
 }
 
+/// `repeat` > 0: the repeat's index (1-based), appended to the name as
+/// "-r<repeat>" before the seed is derived from the name.
 ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study,
-                                  const std::string& source, const std::string& where) {
+                                  const std::string& source, const std::string& where,
+                                  std::int64_t repeat) {
   ExperimentConfig e;
   WorkloadSpec& w = e.workload;
   w.kind = get_string(t, "workload", "gaussian", where);
@@ -482,6 +487,7 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
   std::string default_name = fmt::format("{}-n{}", w.kind, n);
   if (w.kind == "randsvd" || w.kind == "randsvd-step") default_name += "-kappa" + number_text(w.kappa);
   e.name = get_name(t, "name", default_name, where);
+  if (repeat > 0) e.name += fmt::format("-r{}", repeat);
 
   if (t.contains("moves") && t.contains("sweeps")) fail(where, "give 'moves' or 'sweeps', not both");
   if (t.contains("moves")) {
@@ -805,8 +811,24 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
   for (std::size_t i = 0; i < experiment_entries.size(); ++i) {
     const std::string where = fmt::format("{}: experiment[{}]", source, i);
     check_keys(experiment_entries[i], kExperimentKeys, where);
-    for (const auto& t : expand(experiment_entries[i], kExperimentListKeys, where)) {
-      study.experiments.push_back(parse_experiment(t, study, source, where));
+    // Repeats differ only in their seed, derived from each repeat's name,
+    // so a repeat's stream never depends on how many repeats there are.
+    const toml::table& entry = experiment_entries[i];
+    const auto repeats = get_int<std::int64_t>(entry, "repeats", 1, where, {1, kMaxRepeats});
+    if (repeats > 1 && entry.contains("seed")) {
+      fail(where, "'repeats' derives each repeat's seed from its name: omit 'seed'");
+    }
+    const auto expanded = expand(entry, kExperimentListKeys, where);
+    if (expanded.size() * std::size_t(repeats) > kMaxExpansion) {
+      fail(where, fmt::format("the lists and 'repeats' expand to more than {} experiments",
+                              kMaxExpansion));
+    }
+    // A single run keeps its plain name (repeat index 0: no suffix).
+    const std::int64_t first = repeats > 1 ? 1 : 0, last = repeats > 1 ? repeats : 0;
+    for (const auto& t : expanded) {
+      for (std::int64_t r = first; r <= last; ++r) {
+        study.experiments.push_back(parse_experiment(t, study, source, where, r));
+      }
     }
   }
   const auto strategy_entries = entries(root, "strategy", source);

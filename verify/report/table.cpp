@@ -11,6 +11,7 @@
 // (RFC 4180: CRLF line ends, fields with a comma, quote or line break quoted,
 // quotes doubled) and LaTeX (a booktabs tabular, special characters escaped).
 
+#include "verify/report/drift.hpp"
 #include "verify/stats/statistics.hpp"
 
 #include <fmt/format.h>
@@ -60,6 +61,11 @@ const std::vector<std::string_view> kOrbitalHeaders = {
     "orbitals", "N", "grid",
     "value max rel", "value max eps", "gradient max rel", "gradient max eps",
     "laplacian max rel", "laplacian max eps"};
+const std::vector<std::string_view> kDriftHeaders = {
+    "configuration", "strategy", "N", "repeats", "accepted moves",
+    "max ratio error", "worst log-det error",
+    "rms ratio error drift per move", "log-det error drift per move",
+    "target", "recompute every (rms ratios)", "recompute every (log-det)"};
 // clang-format on
 
 Cell number(double value) {
@@ -146,6 +152,41 @@ TableData orbital_table(const ResultsFile& results) {
                              number(o.value_max_rel), number(o.value_max_eps),
                              number(o.gradient_max_rel), number(o.gradient_max_eps),
                              number(o.laplacian_max_rel), number(o.laplacian_max_eps)});
+  }
+  return table;
+}
+
+/// "3.1(4)e-9": the mean and its standard error at the mean's decade; the
+/// mean alone with one repeat (NaN error).
+Cell mean_error_cell(const MeanError& v) {
+  if (std::isnan(v.mean)) return {"", true};
+  if (std::isnan(v.error) || v.mean == 0.0 || !std::isfinite(v.mean)) return number(v.mean);
+  const int decade = int(std::floor(std::log10(std::fabs(v.mean))));
+  const double unit = std::pow(10.0, decade);
+  return {fmt::format("{}e{}", format_mean_error(v.mean / unit, v.error / unit), decade), false};
+}
+
+Cell interval_cell(const RecomputeInterval& interval) {
+  using Kind = RecomputeInterval::Kind;
+  switch (interval.kind) {
+    case Kind::measured: return {fmt::format("{:.0f}", interval.accepted), false};
+    case Kind::extrapolated: return {"≈" + compact_scientific(interval.accepted), false};
+    case Kind::none: return {"none", false};
+    case Kind::no_drift: return {fmt::format("> {:.0f}", interval.accepted), false};
+    case Kind::no_target: break;
+  }
+  return {"", true};
+}
+
+TableData drift_table(const ResultsFile& results, const DriftTargets& targets) {
+  TableData table{kDriftHeaders, 2, {}};
+  for (const DriftRow& r : drift_rows(results, targets)) {
+    table.rows.push_back(Row{{r.configuration, false}, {r.strategy, false}, integer(r.n),
+                             integer(r.repeats), fixed(r.accepted, 0),
+                             mean_error_cell(r.max_ratio_error),
+                             mean_error_cell(r.worst_log_det_error), mean_error_cell(r.ratio_drift),
+                             mean_error_cell(r.log_det_drift), number(r.target),
+                             interval_cell(r.ratio_interval), interval_cell(r.log_det_interval)});
   }
   return table;
 }
@@ -316,12 +357,14 @@ TableKind parse_table_kind(std::string_view text) {
   if (text == "vmc") return TableKind::vmc;
   if (text == "orbitals") return TableKind::orbitals;
   if (text == "cycles") return TableKind::cycles;
+  if (text == "drift") return TableKind::drift;
   if (text == "all") return TableKind::all;
   throw std::invalid_argument(fmt::format(
-      "unknown table '{}' (valid: determinant, cycles, vmc, orbitals, all)", text));
+      "unknown table '{}' (valid: determinant, cycles, drift, vmc, orbitals, all)", text));
 }
 
-std::string format_table(const ResultsFile& results, TableFormat fmt_, TableKind kind) {
+std::string format_table(const ResultsFile& results, TableFormat fmt_, TableKind kind,
+                         const DriftTargets& targets) {
   const TableData cycles = cycle_table(results);
   switch (kind) {
     case TableKind::determinant: {
@@ -331,6 +374,7 @@ std::string format_table(const ResultsFile& results, TableFormat fmt_, TableKind
       return out;
     }
     case TableKind::cycles: return format(cycles, fmt_);
+    case TableKind::drift: return format(drift_table(results, targets), fmt_);
     case TableKind::vmc: return format(vmc_table(results), fmt_);
     case TableKind::orbitals: return format(orbital_table(results), fmt_);
     case TableKind::all: break;

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "verify/report/drift.hpp"
 #include "verify/store/hdf5_store.hpp"
 
 namespace slaterlab {
@@ -35,17 +36,20 @@ std::string compact_scientific(double value);
 /// strategy), the update cycles and singular matrices (see above), the VMC runs (of the kind of Uejima & Maezono's Table 9: energy with its error
 /// bar in compact form, the exact energy, z against it and against the
 /// reference run, the smallest detectable bias, variance, tau, acceptance
-/// and where paths diverged), the orbital-set accuracies, or every table
-/// that has rows.
-enum class TableKind { determinant, cycles, vmc, orbitals, all };
+/// and where paths diverged), the orbital-set accuracies, the drift over
+/// repeats (drift.hpp; it needs the checkpoint tables read), or every table
+/// that has rows but the drift.
+enum class TableKind { determinant, cycles, drift, vmc, orbitals, all };
 
-/// "determinant", "cycles", "vmc", "orbitals" or "all"; else std::invalid_argument.
+/// "determinant", "cycles", "drift", "vmc", "orbitals" or "all"; else
+/// std::invalid_argument.
 TableKind parse_table_kind(std::string_view text);
 
 /// The table(s) of `results`. With TableKind::all, each non-empty table in
 /// turn, separated by an empty line (the determinant header alone when all
 /// are empty).
 std::string format_table(const ResultsFile& results, TableFormat format,
-                         TableKind kind = TableKind::determinant);
+                         TableKind kind = TableKind::determinant,
+                         const DriftTargets& targets = default_drift_targets());
 
 }  // namespace slaterlab

@@ -70,6 +70,55 @@ name = "sm"
   EXPECT_EQ(a.experiments[0].workload.seed, b.experiments[1].workload.seed);
 }
 
+TEST(Config, RepeatsDifferOnlyInNameAndSeed) {
+  const StudyConfig s = parse_study(R"(
+[[experiment]]
+n = [4, 8]
+repeats = 3
+[[strategy]]
+name = "sm"
+)", "test.toml");
+  ASSERT_EQ(s.experiments.size(), 6u);
+  EXPECT_EQ(s.experiments[0].name, "gaussian-n4-r1");
+  EXPECT_EQ(s.experiments[2].name, "gaussian-n4-r3");
+  EXPECT_EQ(s.experiments[3].name, "gaussian-n8-r1");
+  std::set<std::uint64_t> seeds;
+  for (const auto& e : s.experiments) seeds.insert(e.workload.seed);
+  EXPECT_EQ(seeds.size(), 6u);
+  // A repeat's seed is derived from its name alone: repeat 2 of 3 is repeat
+  // 2 of 5, and the resolved form (explicit names and seeds) reproduces it.
+  const StudyConfig more = parse_study(R"(
+[[experiment]]
+n = 4
+repeats = 5
+[[strategy]]
+name = "sm"
+)", "test.toml");
+  EXPECT_EQ(more.experiments[1].workload.seed, s.experiments[1].workload.seed);
+  const StudyConfig again = parse_study(s.resolved_toml, "resolved.toml");
+  ASSERT_EQ(again.experiments.size(), 6u);
+  EXPECT_EQ(again.experiments[4].name, s.experiments[4].name);
+  EXPECT_EQ(again.experiments[4].workload.seed, s.experiments[4].workload.seed);
+}
+
+TEST(Config, RepeatsAreCheckedBeforeAnyExpansion) {
+  EXPECT_NE(error_of("[[experiment]]\nn = 4\nrepeats = 0\n[[strategy]]\nname = \"sm\"\n")
+                .find("'repeats' must be an integer in [1, 1000]"),
+            std::string::npos);
+  EXPECT_NE(error_of("[[experiment]]\nn = 4\nrepeats = 2\nseed = 7\n[[strategy]]\nname = \"sm\"\n")
+                .find("omit 'seed'"),
+            std::string::npos);
+  EXPECT_NE(error_of("[[experiment]]\nn = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, "
+                     "18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, "
+                     "37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, "
+                     "56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, "
+                     "75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, "
+                     "94, 95, 96, 97, 98, 99, 100, 101]\nkappa = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+                     "repeats = 1000\n[[strategy]]\nname = \"sm\"\n")
+                .find("expand to more than 100000 experiments"),
+            std::string::npos);
+}
+
 TEST(Config, OverridesApplyToEveryEntry) {
   const StudyConfig s = parse_study(kMinimal + "[[strategy]]\nname = \"recompute\"\n", "t",
                                     {"strategy.precision=float", "experiment.moves=5",
