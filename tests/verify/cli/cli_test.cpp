@@ -107,6 +107,25 @@ TEST_F(Cli, TinyStudyRunsPrintsTableAndWritesTheFile) {
   EXPECT_NE(table.out.find("sm-double"), std::string::npos);
 }
 
+TEST_F(Cli, DriftTableReadsCheckpointsAndChecksItsTargets) {
+  const std::string out = path("r.h5");
+  const std::string study =
+      "[reference]\ncertify = false\n[[experiment]]\nn = 8\nmoves = 32\ncheckpoint_every = 8\n"
+      "repeats = 2\n[[strategy]]\nname = \"sm\"\n";
+  ASSERT_EQ(run("run " + write("s.toml", study) + " -q -o " + out).exit_code, 0);
+  const Result table = run("table " + out + " -k drift -f csv --target double=1e-20");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  // One configuration of two repeats; a target below double's rounding has
+  // no interval (the first checkpoint after a move already exceeds it).
+  EXPECT_NE(table.out.find("gaussian-n8,sm-double,8,2,"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(",1.0e-20,none,"), std::string::npos) << table.out;
+  for (const char* target : {"double", "quad=1", "double=-1", "double=1x", "double=nan"}) {
+    const Result bad = run("table " + out + " -k drift --target " + target);
+    EXPECT_EQ(bad.exit_code, 2) << target;
+    EXPECT_NE(bad.err.find("--target"), std::string::npos) << bad.err;
+  }
+}
+
 TEST_F(Cli, QuietRunPrintsNothingOnStderr) {
   const Result r = run("run " + write("s.toml", tiny_study()) + " -q -o " + path("r.h5"));
   ASSERT_EQ(r.exit_code, 0) << r.err;

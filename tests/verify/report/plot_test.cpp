@@ -23,6 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kScript = std::string(SLATERLAB_SOURCE_DIR) + "/scripts/plot.py";
+const std::string kDriftScript = std::string(SLATERLAB_SOURCE_DIR) + "/scripts/plot-drift.py";
 
 class Plot : public slaterlab::testing::ScratchTest {
  protected:
@@ -35,7 +36,7 @@ class Plot : public slaterlab::testing::ScratchTest {
 
   /// Two experiments; an inverse strategy and a QR one (no inverse residual).
   std::string results() const {
-    const StudyConfig study = parse_study(R"(
+    return run(R"(
 [reference]
 certify = false
 [[experiment]]
@@ -48,9 +49,12 @@ name = "sm"
 precision = ["float", "double"]
 [[strategy]]
 name = "qr-givens"
-)",
-                                          "plot study");
-    const std::string out = path("results.h5");
+)", "results.h5");
+  }
+
+  std::string run(const std::string& toml, const std::string& name) const {
+    const StudyConfig study = parse_study(toml, "plot study");
+    const std::string out = path(name);
     ResultWriter writer = ResultWriter::create(out, RunMetadata{"t", "t", "t", "t", "t", "t"});
     run_study(study, writer, {});
     writer.commit();
@@ -61,10 +65,10 @@ name = "qr-givens"
     int code;
     std::string err;
   };
-  Outcome plot(const std::string& arguments) const {
+  Outcome plot(const std::string& arguments, const std::string& script = kScript) const {
     const std::string err = path("stderr.txt");
     const int status = std::system(
-        ("/usr/bin/python3 " + kScript + " " + arguments + " >/dev/null 2>" + err).c_str());
+        ("/usr/bin/python3 " + script + " " + arguments + " >/dev/null 2>" + err).c_str());
     std::ifstream in(err);
     std::stringstream text;
     text << in.rdbuf();
@@ -142,6 +146,33 @@ TEST_F(Plot, VmcEnergiesGetTheirOwnPlotWhenPresent) {
   ASSERT_TRUE(fs::exists(png));
   EXPECT_GT(png_width(png), 0u);
   EXPECT_GT(fs::file_size(png), 5000u);
+}
+
+TEST_F(Plot, DriftOverRepeatsIsOnePngWithAColumnPerN) {
+  const std::string file = run(R"(
+[reference]
+certify = false
+[[experiment]]
+n = [8, 12]
+moves = 48
+checkpoint_every = 8
+repeats = 2
+[[strategy]]
+name = "sm"
+precision = ["float", "double"]
+[[strategy]]
+name = "delayed"
+k = [2, 4]
+)", "repeats.h5");
+  const Outcome o = plot(file + " -o " + path("drift.png"), kDriftScript);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(png_width(path("drift.png")), 1000u);  // two columns of 5 in at 100 dpi
+  EXPECT_GT(fs::file_size(path("drift.png")), 20000u);  // four drawn panels
+
+  const Outcome none = plot(results() + " -o " + path("none.png"), kDriftScript);
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("has no repeated experiments"), std::string::npos) << none.err;
+  EXPECT_FALSE(fs::exists(path("none.png")));
 }
 
 TEST_F(Plot, BadInputIsOneLineAndExitTwo) {
