@@ -7,8 +7,8 @@
 // a fresh run stays below T. It is read off the envelope E(m) (the largest
 // error over repeats at the checkpoint with m accepted moves, m the fewest
 // accepted over the repeats there):
-// - measured: E crosses T within the run; M is the last checkpoint's m at
-//   which E was still within T (a lower bound on the crossing);
+// - measured: E crosses T within the run; M is where the line between the
+//   last checkpoint within T and the first beyond it meets T;
 // - extrapolated: E stays within T; M solves e0 + d M = T for the
 //   least-squares line of E against m. Rounding errors accumulate linearly
 //   (systematic) or as a random walk (sqrt m); a line through the run's
@@ -76,17 +76,9 @@ Line fit_line(const std::vector<double>& x, const std::vector<double>& y) {
 /// A per-checkpoint metric's series, as one repeat ran it.
 using Metric = double StrategyCheckpoint::*;
 
-/// A ratio metric is over the window since the previous checkpoint: the
-/// checkpoint at move 0 has none (NaN here, whatever the file stores).
-bool windowed(Metric metric) { return metric == &StrategyCheckpoint::ratio_error_rms; }
-
-double value(const StrategyCheckpoint& c, Metric metric) {
-  return windowed(metric) && c.move == 0 ? kNaN : c.*metric;
-}
-
 std::vector<double> series(const StrategyResult& s, Metric metric) {
   std::vector<double> out;
-  for (const auto& c : s.checkpoints) out.push_back(value(c, metric));
+  for (const auto& c : s.checkpoints) out.push_back(c.*metric);
   return out;
 }
 
@@ -108,7 +100,7 @@ RecomputeInterval recompute_interval(const std::vector<const StrategyResult*>& r
     for (const auto* r : runs) {
       const StrategyCheckpoint& point = r->checkpoints[c];
       m[c] = std::fmin(m[c], double(point.accepted));
-      envelope[c] = std::fmax(envelope[c], value(point, metric));  // fmax skips NaN
+      envelope[c] = std::fmax(envelope[c], point.*metric);  // fmax skips NaN
     }
   }
   std::optional<std::size_t> last_within;
@@ -116,7 +108,10 @@ RecomputeInterval recompute_interval(const std::vector<const StrategyResult*>& r
     if (!std::isfinite(envelope[c])) continue;
     if (envelope[c] > target) {
       if (!last_within) return {RecomputeInterval::Kind::none, 0.0};
-      return {RecomputeInterval::Kind::measured, m[*last_within]};
+      // Where the line between the two checkpoints meets the target.
+      const std::size_t b = *last_within;
+      const double share = (target - envelope[b]) / (envelope[c] - envelope[b]);
+      return {RecomputeInterval::Kind::measured, m[b] + share * (m[c] - m[b])};
     }
     last_within = c;
   }
@@ -159,7 +154,7 @@ DriftRow drift_row(const std::string& configuration, std::int64_t n,
     max_ratio.push_back(r->summary->max_ratio_error);
     worst_log_det.push_back(r->summary->worst_log_det_error);
     const auto x = accepted_series(*r);
-    ratio_slope.push_back(fit_line(x, series(*r, &StrategyCheckpoint::ratio_error_rms)).slope);
+    ratio_slope.push_back(fit_line(x, series(*r, &StrategyCheckpoint::ratio_error_median)).slope);
     log_det_slope.push_back(fit_line(x, series(*r, &StrategyCheckpoint::log_det_error)).slope);
     accepted.push_back(x.empty() ? kNaN : x.back());
   }
@@ -170,7 +165,7 @@ DriftRow drift_row(const std::string& configuration, std::int64_t n,
   row.log_det_drift = mean_error(log_det_slope);
   const auto target = targets.find(row.precision);
   row.target = target == targets.end() ? kNaN : target->second;
-  row.ratio_interval = recompute_interval(runs, &StrategyCheckpoint::ratio_error_rms, row.target);
+  row.ratio_interval = recompute_interval(runs, &StrategyCheckpoint::ratio_error_median, row.target);
   row.log_det_interval = recompute_interval(runs, &StrategyCheckpoint::log_det_error, row.target);
   return row;
 }

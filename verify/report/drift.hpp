@@ -9,14 +9,15 @@
 //   "-r<i>" suffix. Strategies are matched by label; a strategy without a
 //   summary, or one that failed, is left out of its configuration.
 // - Per repeat: the max ratio error, the worst log|det| error, and the
-//   least-squares slopes of the rms ratio error (per checkpoint window) and
-//   of the log|det| error against the accepted moves at the checkpoints;
-//   the table gives their mean and standard error. Drift and intervals use
-//   the rms ratio error: the max is set by the few proposals with tiny
-//   |rho|, large at any interval, even right after a recompute.
+//   least-squares slopes of the median ratio error (per checkpoint window)
+//   and of the log|det| error against the accepted moves at the
+//   checkpoints; the table gives their mean and standard error. Drift and
+//   intervals use the median ratio error: the max (and the rms) is set by
+//   the few proposals with tiny |rho|, large at any interval, even right
+//   after a recompute.
 // - Recompute interval (accepted moves): from the envelope over repeats at
 //   each checkpoint. Measured where the envelope crosses the target within
-//   the run, extrapolated linearly beyond it (conservative for growth that
+//   the run (interpolated between checkpoints), extrapolated linearly beyond it (conservative for growth that
 //   is linear or slower), none where the first checkpoint already exceeds it.
 
 #include <map>
@@ -52,7 +53,7 @@ struct DriftRow {
   int repeats = 0;
   double accepted = 0.0;  // mean accepted moves per repeat
   MeanError max_ratio_error, worst_log_det_error;
-  MeanError ratio_drift, log_det_drift;  // rms ratio and log|det| errors, per accepted move
+  MeanError ratio_drift, log_det_drift;  // median ratio and log|det| errors, per accepted move
   double target = 0.0;                   // NaN where the precision has none
   RecomputeInterval ratio_interval, log_det_interval;
 };

@@ -64,8 +64,8 @@ const std::vector<std::string_view> kOrbitalHeaders = {
 const std::vector<std::string_view> kDriftHeaders = {
     "configuration", "strategy", "N", "repeats", "accepted moves",
     "max ratio error", "worst log-det error",
-    "rms ratio error drift per move", "log-det error drift per move",
-    "target", "recompute every (rms ratios)", "recompute every (log-det)"};
+    "median ratio error drift per move", "log-det error drift per move",
+    "target", "recompute every (median ratio)", "recompute every (log-det)"};
 // clang-format on
 
 Cell number(double value) {

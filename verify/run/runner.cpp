@@ -37,14 +37,23 @@ struct RatioErrors {
   double normalised_max = 0.0;
   std::int64_t count = 0;
   std::int64_t flips = 0;
+  std::vector<double> relative;  // the window's errors, for the median
 
-  void add(double relative, double normalised) {
-    max = std::max(max, relative);
-    sum_squares += relative * relative;
+  void add(double error, double normalised) {
+    max = std::max(max, error);
+    sum_squares += error * error;
     if (std::isfinite(normalised)) normalised_max = std::max(normalised_max, normalised);
+    relative.push_back(error);
     ++count;
   }
   double rms() const { return count ? std::sqrt(sum_squares / double(count)) : 0.0; }
+  /// The upper median (NaN for an empty window); reorders `relative`.
+  double median() {
+    if (relative.empty()) return kNaN;
+    const auto middle = relative.begin() + std::ptrdiff_t(relative.size() / 2);
+    std::nth_element(relative.begin(), middle, relative.end());
+    return *middle;
+  }
 };
 
 /// Cycle-ratio errors of one strategy since its last checkpoint.
@@ -485,6 +494,7 @@ void LockstepExperiment::checkpoint() {
     c.ratio_error_max_eps = measured * lane.errors.max / eps;
     c.ratio_error_rms = measured * lane.errors.rms();
     c.ratio_error_normalised_max = measured * lane.errors.normalised_max;
+    c.ratio_error_median = measured * lane.errors.median();
     c.flips = lane.errors.flips;
     const MaintainedState state = singular || lane.suspended ? MaintainedState{}
                                                              : lane.updater->maintained();

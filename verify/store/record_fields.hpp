@@ -81,6 +81,9 @@ void visit_fields(R& r, F&& f) {
   OPTIONAL_FIELD(cycle_breakdowns, "count", "update cycles reported as breakdowns so far");
   OPTIONAL_FIELD(singular_restarts, "count",
                  "restarts from the exact matrix after the strategy found it singular so far");
+  OPTIONAL_FIELD(ratio_error_median, "1",
+                 "median relative ratio error of the proposals since the last checkpoint "
+                 "(NaN: none measured)");
 }
 
 // ExperimentInfo minus name (the group's name) and parameters ("param.*").

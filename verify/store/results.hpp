@@ -104,6 +104,8 @@ struct StrategyCheckpoint {
   double cycle_ratio_error_max_eps = kNotMeasured;
   std::int64_t cycle_breakdowns = 0;   // cycles the strategy reported as breakdowns (cumulative)
   std::int64_t singular_restarts = 0;  // resets from the exact matrix after the strategy found it singular
+  // The typical proposal's error, which the few with tiny |rho| do not move (added later).
+  double ratio_error_median = kNotMeasured;
 };
 
 /// Static description of a strategy within an experiment.

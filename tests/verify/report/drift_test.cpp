@@ -19,7 +19,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 /// Checkpoints every 100 moves, half of them accepted, log|det| error
-/// e0 + slope * accepted and rms ratio error ratio0 + ratio_slope * accepted
+/// e0 + slope * accepted and median ratio error ratio0 + ratio_slope * accepted
 /// (NaN at move 0, as a run writes no window there).
 StrategyResult linear_run(const std::string& label, const std::string& precision, double e0,
                           double slope, double ratio0, double ratio_slope, int checkpoints = 5) {
@@ -32,8 +32,8 @@ StrategyResult linear_run(const std::string& label, const std::string& precision
     point.move = 100 * c;
     point.accepted = 50 * c;
     point.log_det_error = e0 + slope * double(point.accepted);
-    point.ratio_error_rms = c == 0 ? kNaN : ratio0 + ratio_slope * double(point.accepted);
-    point.ratio_error_max = c == 0 ? 0.0 : 10 * point.ratio_error_rms;
+    point.ratio_error_median = c == 0 ? kNaN : ratio0 + ratio_slope * double(point.accepted);
+    point.ratio_error_max = c == 0 ? 0.0 : 10 * point.ratio_error_median;
     worst = std::fmax(worst, point.log_det_error);
     worst_ratio = std::fmax(worst_ratio, point.ratio_error_max);
     s.checkpoints.push_back(point);
@@ -83,8 +83,8 @@ TEST(Drift, RepeatsDifferingOnlyInSeedFormOneConfiguration) {
 
 TEST(Drift, IntervalMeasuredWhereTheEnvelopeCrossesTheTarget) {
   // Envelope at accepted 0, 50, 100, 150, 200: the larger repeat's
-  // 2e-11 + 1e-12 m crosses 1e-10 after m = 80, so the last checkpoint
-  // within the target has 50 accepted moves.
+  // 2e-11 + 1e-12 m, 7e-11 at m = 50 and 1.2e-10 at 100; the line between
+  // them meets 1e-10 at m = 80.
   ResultsFile results;
   results.experiments = {
       experiment("e-r1", 1, {linear_run("sm-double", "double", 1e-11, 1e-13, 0, 0)}),
@@ -92,7 +92,7 @@ TEST(Drift, IntervalMeasuredWhereTheEnvelopeCrossesTheTarget) {
   const auto row = drift_rows(results, default_drift_targets()).front();
   EXPECT_EQ(row.target, 1e-10);
   EXPECT_EQ(row.log_det_interval.kind, RecomputeInterval::Kind::measured);
-  EXPECT_EQ(row.log_det_interval.accepted, 50.0);
+  EXPECT_NEAR(row.log_det_interval.accepted, 80.0, 1e-9);
 }
 
 TEST(Drift, IntervalExtrapolatedLinearlyBeyondTheRun) {
@@ -107,9 +107,8 @@ TEST(Drift, IntervalExtrapolatedLinearlyBeyondTheRun) {
 }
 
 TEST(Drift, NoIntervalWhenTheFirstWindowIsAboveTheTarget) {
-  // rms ratio error 2e-4 + 1e-7 m in float: the first window (m = 50) is
-  // already above 1e-4; the move-0 checkpoint has no window and is skipped
-  // even though the series stores a 0 max there.
+  // Median ratio error 2e-4 + 1e-7 m in float: the first window (m = 50) is
+  // already above 1e-4 (the move-0 checkpoint has no window: NaN).
   ResultsFile results;
   results.experiments = {
       experiment("e", 1, {linear_run("sm-float", "float", 1e-6, 0, 2e-4, 1e-7)})};
