@@ -8,6 +8,8 @@
 
 #include "slaterlab/reference/certified.hpp"
 #include "slaterlab/reference/fast_reference.hpp"
+#include "slaterlab/strategies/determinant/updater_options.hpp"
+#include "verify/run/metrics.hpp"
 
 namespace slaterlab {
 namespace {
@@ -63,6 +65,35 @@ void fast_inverse(benchmark::State& state, const ReferenceBenchUnits& units, Eig
   state.counters["trusted"] = inverse.trusted;
 }
 
+/// One checkpoint's metrics of one sm-double strategy (residual, divergence,
+/// condition number) against the reference's inverse, and the residual of
+/// that pivot, evaluated once per checkpoint for all strategies.
+void checkpoint_metrics(benchmark::State& state, const ReferenceBenchUnits& units, Eigen::Index n) {
+  const Eigen::MatrixXd a = gaussian(n, n, 45);
+  reference::FastReference fast;
+  fast.reset(a);
+  const Eigen::MatrixXd pivot = fast.inverse().inverse;
+  const auto sm = make_updater(baseline_strategy(), UpdaterOptions{});
+  sm->reset(a);
+  const Eigen::MatrixXd x = *sm->maintained().inverse;
+  InverseResidual residual;
+  double seconds = 0, shared = 0;
+  for (auto _ : state) {
+    double t0 = units.cpu_seconds();
+    const InverseResiduals residuals(a, pivot);
+    shared = units.cpu_seconds() - t0;
+    t0 = units.cpu_seconds();
+    residual = residuals(x);
+    benchmark::DoNotOptimize(relative_divergence(x, pivot) + condition_1(a, x));
+    seconds = units.cpu_seconds() - t0;
+  }
+  state.counters["cost_vs_lu"] = seconds / units.lu_seconds(n);
+  state.counters["shared_vs_lu"] = shared / units.lu_seconds(n);
+  // The strategy's own work between two checkpoints (checkpoint_every = N moves).
+  state.counters["vs_n_sm_moves"] = seconds / (double(n) * units.sm_move_seconds(n));
+  state.counters["shared_pivot"] = residual.evaluation == Evaluation::shared_pivot;
+}
+
 /// Every move accepted, as the sm walk does; columns from a pool of N + 1.
 void fast_move(benchmark::State& state, const ReferenceBenchUnits& units, Eigen::Index n) {
   reference::FastReference fast;
@@ -103,6 +134,10 @@ void register_fast_reference_benchmarks(const ReferenceBenchUnits& units) {
     fast_inverse(s, units, 1024);
   })->Iterations(1)->Unit(benchmark::kMillisecond);
   for (const Eigen::Index n : {1024, 2048}) {
+    benchmark::RegisterBenchmark(fmt::format("reference/checkpoint-metrics/N:{}", n).c_str(),
+                                 [units, n](benchmark::State& s) { checkpoint_metrics(s, units, n); })
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(fmt::format("reference/fast-move/N:{}", n).c_str(),
                                  [units, n](benchmark::State& s) { fast_move(s, units, n); })
         ->Iterations(1)

@@ -7,6 +7,9 @@
 //                                      with the bits it proves (certified_bits)
 // - reference/fast-inverse/N:1024      the refined checkpoint inverse, in double LUs
 // - reference/fast-move/N:{1024,2048}  one ratio + accept, in sm-double moves (vs_sm_move)
+// - reference/checkpoint-metrics/N:{1024,2048}  one strategy's checkpoint metrics
+//                                      (verify/run/metrics.hpp) in double LUs and in
+//                                      N sm-double moves, the shared pivot's in LUs
 // Each also reports whether its results were trusted (fast_reference.hpp).
 
 #include <Eigen/Core>

@@ -4,9 +4,9 @@
 //  - every strategy keeps the exact current matrix (8) and its own state:
 //    an inverse (4 in float or mixed storage, 8 in double), Q and R (2x),
 //    recompute's LU copy (its precision); delayed adds O(N K) window arrays;
-//  - the runner: its current matrix (8) and, while a checkpoint's metrics are
-//    evaluated in long double, the long-double copies, products and
-//    differences of the residual and divergence (112);
+//  - the runner: its current matrix (8) and, while a checkpoint's residuals
+//    are evaluated (verify/run/metrics.cpp), the pivot and its residual (16)
+//    and the split's four slices and two products (48): 64;
 //  - the mp reference: its inverse (one mp number per entry) kept for the
 //    whole run, and two more copies while it factorises (Eigen's LU);
 //  - certification (Arb, at the initial and the final matrix): 11 ball
@@ -26,8 +26,12 @@
 // Time model: the mp factorisation (~1.1e-7 s x N^3 at 50 digits, 1.5e-7 at
 // 100), mp Sherman-Morrison per move (~1.3e-7 s x N^2), certification
 // (~2.7e-8 s x N^3 at 128 bits, linear in the bits above), recompute's LU per
-// proposal (2/3 N^3 flops at 2 GFLOP/s) and VMC sweeps (N^3 flops per sweep
-// and walker). Good to a factor of a few on this project's machine; it is
+// proposal (2/3 N^3 flops at 2 GFLOP/s), VMC sweeps (N^3 flops per sweep
+// and walker), and each checkpoint's residuals (metrics.hpp): the shared
+// pivot's split, three DGEMMs (6 N^3 flops), then one DGEMM (2 N^3) per
+// inverse strategy and two splits (12 N^3) per QR strategy, with their
+// O(N^2) passes at an effective 30 GFLOP/s (measured at N = 1024 and 2048:
+// 28 to 31). Good to a factor of a few on this project's machine; it is
 // shown to decide whether to wait, never used to decide anything else.
 
 #include <fmt/format.h>
@@ -53,7 +57,8 @@ namespace {
 // Constants of the models in plan.hpp (measured; see there).
 constexpr double kArbBallBytes = 48;       // sizeof(arb_struct), mantissa inline up to 128 bits
 constexpr double kArbMatrices = 11;        // ball matrices alive while certifying
-constexpr double kMetricsBytes = 112;      // long-double copies, products and differences
+constexpr double kMetricsBytes = 64;       // the residuals' pivot, slices and products
+constexpr double kMetricsFlopsPerSecond = 3e10;
 // Not per matrix entry: OpenBLAS's buffers and the HDF5 library's state
 // (a 4 x 4 single-strategy run peaks 9 MiB above the planning process), and
 // the store's open groups and datasets per experiment x strategy (the
@@ -96,13 +101,20 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
   const double n = double(e.workload.n);
   const double entries = n * n;
   double persistent = 8 * entries;  // the runner's current matrix
+  double metrics_flops = 0;  // per checkpoint, in units of N^3
+  bool any_inverse = false;
   for (const StrategyConfig& s : study.strategies) {
     item.strategies.push_back(s.label);
     persistent += strategy_bytes(s, n);
-    if (strategy_traits(s.name).factorises_every_move) {
+    const StrategyTraits& traits = strategy_traits(s.name);
+    if (traits.factorises_every_move) {
       item.seconds += double(e.moves) * (2.0 / 3.0) * n * n * n / kFlopsPerSecond;
     }
+    const bool qr = traits.matrices >= 2;  // Q and R
+    any_inverse = any_inverse || !qr;
+    metrics_flops += qr ? 12 : 2;
   }
+  if (any_inverse) metrics_flops += 6;
   const bool fast = reference::choose_reference_engine(study.reference.engine,
                                                       Eigen::Index(e.workload.n)) ==
                     reference::ReferenceEngine::fast;
@@ -135,6 +147,7 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
     item.seconds += double(e.moves) * (fast ? kFastUpdateSeconds : kMpUpdateSeconds) * entries;
   }
   if (fast) item.seconds += checkpoints * kFastInverseSeconds * n * n * n;
+  item.seconds += checkpoints * metrics_flops * n * n * n / kMetricsFlopsPerSecond;
   if (study.reference.certify) {
     item.seconds += 2 * kCertifySeconds128 * std::max(1.0, bits / 128) * n * n * n;
   }
