@@ -46,10 +46,6 @@ Eigen::MatrixXd lu_inverse(const DoubleLu& f) {
   return x;
 }
 
-/// gamma_k^2: Dot2's bound per unit of sum |terms| (dd_kernels.hpp).
-
-namespace {
-
 /// M^{-1} = (L U)^{-1} from getri's A^{-1} = M^{-1} P: the row swaps of P,
 /// undone as column swaps in the order LAPACK made them.
 Eigen::MatrixXd unpermuted_inverse(const Eigen::MatrixXd& x, const std::vector<int>& pivots) {
@@ -61,7 +57,19 @@ Eigen::MatrixXd unpermuted_inverse(const Eigen::MatrixXd& x, const std::vector<i
   return m;
 }
 
-}  // namespace
+Eigen::MatrixXd permuted_rows(const Eigen::MatrixXd& a, const std::vector<int>& pivots,
+                              int& swap_sign) {
+  Eigen::MatrixXd pa = a;
+  swap_sign = 1;
+  for (int i = 0; i < int(pivots.size()); ++i) {
+    const int p = pivots[std::size_t(i)] - 1;
+    if (p != i) {
+      pa.row(i).swap(pa.row(p));
+      swap_sign = -swap_sign;
+    }
+  }
+  return pa;
+}
 
 double trace_of_abs_product(const Eigen::MatrixXd& p, const Eigen::MatrixXd& q) {
   return p.cwiseAbs().cwiseProduct(q.cwiseAbs().transpose()).sum();
@@ -80,14 +88,7 @@ LuResidual lu_residual(const Eigen::MatrixXd& a) {
   const Eigen::MatrixXd& lu = r.lu.lu;
   r.x = lu_inverse(r.lu);
   r.minv = unpermuted_inverse(r.x, r.lu.pivots);
-  r.pa = a;
-  for (int i = 0; i < n; ++i) {
-    const int p = r.lu.pivots[std::size_t(i)] - 1;
-    if (p != i) {
-      r.pa.row(i).swap(r.pa.row(p));
-      r.swap_sign = -r.swap_sign;
-    }
-  }
+  r.pa = permuted_rows(a, r.lu.pivots, r.swap_sign);
   r.l = lu;
   r.l.diagonal().setOnes();  // residual_gemm reads only i >= k of a lower factor
   dd::residual_gemm(n, n, n, r.l.data(), n, dd::Shape::lower, lu.data(), n, dd::Shape::upper,

@@ -29,6 +29,11 @@ struct DoubleLu {
 DoubleLu double_lu(const Eigen::MatrixXd& a);
 /// LAPACK dgetri: approximately A^{-1}.
 Eigen::MatrixXd lu_inverse(const DoubleLu& f);
+/// getri's A^{-1} = M^{-1} P with P undone: approximately M^{-1}.
+Eigen::MatrixXd unpermuted_inverse(const Eigen::MatrixXd& x, const std::vector<int>& pivots);
+/// P A for LAPACK's ipiv; swap_sign = det P.
+Eigen::MatrixXd permuted_rows(const Eigen::MatrixXd& a, const std::vector<int>& pivots,
+                              int& swap_sign);
 
 struct LuResidual {
   DoubleLu lu;
