@@ -133,13 +133,13 @@ BlasLogDetEnclosure blas_log_det_enclosure(const Eigen::MatrixXd& a) {
   const double minv_2 = up(std::sqrt(minv_inf * up(up(norm_1(r)) / (1 - alpha1))));
   const double dh_inf = up((d_rows + h.x * y_sum).maxCoeff());
   const double g_inf = up(minv_inf * up(norm_inf(h.h) + dh_inf));
-  const double g_fro = up(minv_2 * up(h.h.norm() + std::sqrt(nn) * dh_inf));
+  const double g_fro = up(minv_2 * up(frobenius_bound(h.h) + std::sqrt(nn) * dh_inf));
   const double f_inf = up(up(norm_inf(fh)) + g_inf);
   if (!(f_inf < 0.5)) {
     out.failure = "||F||_inf <= " + std::to_string(f_inf) + " is not below 1/2";
     return out;
   }
-  const double fh_fro = up(fh.norm());
+  const double fh_fro = frobenius_bound(fh);
   const double f_fro = up(fh_fro + g_fro);
   dd::Dd trace;
   for (int i = 0; i < n; ++i) trace = dd::add(trace, fh(i, i));
@@ -152,7 +152,13 @@ BlasLogDetEnclosure blas_log_det_enclosure(const Eigen::MatrixXd& a) {
   const double square_error =
       dd::gamma(nn * nn) * fh_fro * fh_fro + 2 * fh_fro * g_fro + g_fro * g_fro;
   const double remainder = f_inf * f_fro * f_fro / (3 * (1 - f_inf));
-  out.radius = up(trace_error + dd_error + 0.5 * square_error + remainder);
+  // Underflow in the O(N^2) sums of non-negative products above: 2^-1074 per
+  // product, fewer than 16 N^2 of them.
+  const double underflow = 16 * nn * nn * 0x1p-1074;
+  out.radius = up(trace_error + dd_error + 0.5 * square_error + remainder + underflow);
+  if (!std::isfinite(out.radius)) {
+    out.failure = "the bound overflows: the matrix's scale is beyond what its norms cover";
+  }
   return out;
 }
 

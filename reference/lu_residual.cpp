@@ -5,6 +5,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "slaterlab/reference/mp.hpp"
@@ -19,6 +20,19 @@ namespace slaterlab::reference::detail {
 
 double norm_1(const Eigen::MatrixXd& m) { return m.cwiseAbs().colwise().sum().maxCoeff(); }
 double norm_inf(const Eigen::MatrixXd& m) { return m.cwiseAbs().rowwise().sum().maxCoeff(); }
+
+double frobenius_bound(const Eigen::MatrixXd& m) {
+  const double largest = m.cwiseAbs().maxCoeff();
+  if (!(largest > 0)) return largest;  // zero, or NaN passed on
+  int e = 0;
+  std::frexp(largest, &e);  // largest < 2^e
+  const double scale = std::ldexp(1.0, e), count = double(m.size());
+  // (x 2^-e)^2 <= 1; each square and addition errs by u times its result or
+  // 2^-1074, so the sum of count squares by gamma_{2 count} and count 2^-1073.
+  const double sum = (m * std::ldexp(1.0, -e)).squaredNorm();
+  const double padded = (sum + count * 0x1p-1073) * (1 + dd::gamma(2 * count));
+  return scale * std::sqrt(padded) * (1 + kU);
+}
 
 DoubleLu double_lu(const Eigen::MatrixXd& a) {
   if (!a.allFinite()) throw SingularMatrixError("fast reference: the matrix has non-finite entries");

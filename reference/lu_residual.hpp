@@ -54,6 +54,10 @@ LuResidual lu_residual(const Eigen::MatrixXd& a);
 
 double norm_1(const Eigen::MatrixXd& m);
 double norm_inf(const Eigen::MatrixXd& m);
+/// An upper bound of ||m||_F that neither overflows nor loses to underflow
+/// below ||m||_F: the entries scaled by a power of two to at most 1, the
+/// squares' roundings (gamma_{N^2 + 1}) and underflows covered.
+double frobenius_bound(const Eigen::MatrixXd& m);
 
 /// gamma_{2k}^2: Dot2's bound per unit of sum |terms| for k products (dd_kernels.hpp).
 inline double dot2_gamma2(double terms) { return dd::gamma(2 * terms) * dd::gamma(2 * terms); }

@@ -152,8 +152,8 @@ RefinementResidual refinement_residual(const Eigen::MatrixXd& pa, const ExactRes
   // Grids: rows of P A no finer than 2^-500, columns of F no finer than
   // 2^(2 budget - 574), so that the finest unit of a product, 2^(r_i + c_j -
   // 2 budget), is at least 2^-1074; a coarser grid only leaves more in the
-  // remainders. r_i + c_j <= 960 keeps every partial sum, below
-  // 2^(r_i + c_j + ceil(log2 N)), and the rounding shifts finite.
+  // remainders. r_i, c_j and r_i + c_j <= 960 keep the rounding shifts and
+  // every partial sum, below 2^(r_i + c_j + ceil(log2 N)), finite.
   const Eigen::VectorXd row_max = pa.cwiseAbs().rowwise().maxCoeff();
   const Eigen::RowVectorXd col_max = f.cwiseAbs().colwise().maxCoeff();
   const auto grid = [](double max, int floor) { return max > 0 ? std::max(exponent_above(max), floor) : floor; };
@@ -162,14 +162,14 @@ RefinementResidual refinement_residual(const Eigen::MatrixXd& pa, const ExactRes
   for (std::size_t i = 0; i < un; ++i) {
     const int r = grid(row_max(Eigen::Index(i)), -500);
     r_max = std::max(r_max, r);
-    shift_a[i] = rounding_shift(std::min(r, 960), bits_a);
+    shift_a[i] = rounding_shift(std::min(r, 960), bits_a);  // r > 960 is refused below
   }
   std::vector<int> c(un);
   for (std::size_t j = 0; j < un; ++j) {
     c[j] = grid(col_max(Eigen::Index(j)), 2 * budget - 574);
     c_max = std::max(c_max, c[j]);
   }
-  if (r_max + c_max > 960) {
+  if (r_max > 960 || c_max > 960 || r_max + c_max > 960) {
     out.failure = "A and F = (L U)^{-1} E have entries near 2^" + std::to_string(r_max) +
                   " and 2^" + std::to_string(c_max) + ", beyond the range of the refinement";
     return out;

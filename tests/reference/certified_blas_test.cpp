@@ -95,6 +95,18 @@ TEST(CertifiedLogDetBlas, NearSingularMatricesAreContainedOrRefused) {
   }
 }
 
+TEST(CertifiedLogDetBlas, ScaledMatricesAreContainedOrRefused) {
+  // The slices' grids follow the scale; beyond 2^-945 or 2^960 a grid would
+  // underflow or overflow and the matrix is refused, never misjudged.
+  for (const int exponent : {-1000, -900, -400, 400, 900, 1000}) {
+    std::mt19937_64 rng(13);
+    const Eigen::MatrixXd a = std::ldexp(1.0, exponent) * seeded_gaussian(32, 32, rng);
+    expect_contains_arb(a, "scale 2^" + std::to_string(exponent));
+  }
+  EXPECT_TRUE(certified_log_det_blas(std::ldexp(1.0, -400) * seeded_randsvd(32, 10, 2)).certified);
+  EXPECT_FALSE(certified_log_det_blas(std::ldexp(1.0, -1000) * seeded_randsvd(32, 10, 2)).certified);
+}
+
 TEST(CertifiedLogDetBlas, ProvesOver100BitsWhereTheBoundSaysSo) {
   // The radius is dominated by the Dot2 error of the refinement residual,
   // 2 gamma_{2N+2}^2 sum_i (|M^{-1}||L||U||F|)_ii, F = M^{-1} E. With the LU's
