@@ -30,7 +30,9 @@
 // Every computed bound of non-negative terms is rounded up (`up`); products of
 // non-negative matrices are divided by (1 - g)^k, matrix-vector ones likewise;
 // underflow adds at most 2^-1074 per plain rounding, covered by eta = 4 N 2^-1074
-// per entry. No step assumes the absence of underflow.
+// per entry, and per product in the O(N^2) sums of the bound (16 N^2 2^-1074 in
+// all); Frobenius norms are taken of entries scaled by a power of two
+// (frobenius_bound). No step assumes the absence of underflow.
 
 #include "slaterlab/reference/certified_blas.hpp"
 

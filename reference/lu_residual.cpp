@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "slaterlab/reference/mp.hpp"
 
@@ -73,14 +74,21 @@ Eigen::MatrixXd unpermuted_inverse(const Eigen::MatrixXd& x, const std::vector<i
 
 Eigen::MatrixXd permuted_rows(const Eigen::MatrixXd& a, const std::vector<int>& pivots,
                               int& swap_sign) {
-  Eigen::MatrixXd pa = a;
+  // The swaps applied to row indices first, then one gather per column
+  // (swapping rows of a column-major matrix in place strides through memory).
+  std::vector<Eigen::Index> from(pivots.size());
+  for (std::size_t i = 0; i < from.size(); ++i) from[i] = Eigen::Index(i);
   swap_sign = 1;
-  for (int i = 0; i < int(pivots.size()); ++i) {
-    const int p = pivots[std::size_t(i)] - 1;
+  for (std::size_t i = 0; i < pivots.size(); ++i) {
+    const std::size_t p = std::size_t(pivots[i] - 1);
     if (p != i) {
-      pa.row(i).swap(pa.row(p));
+      std::swap(from[i], from[p]);
       swap_sign = -swap_sign;
     }
+  }
+  Eigen::MatrixXd pa(a.rows(), a.cols());
+  for (Eigen::Index j = 0; j < a.cols(); ++j) {
+    for (Eigen::Index i = 0; i < a.rows(); ++i) pa(i, j) = a(from[std::size_t(i)], j);
   }
   return pa;
 }

@@ -81,7 +81,7 @@ SlicedLu slice_lu(const Eigen::MatrixXd& lu) {
   f.l.diagonal().setOnes();
   f.u = lu.triangularView<Eigen::Upper>();
   for (auto* slices : {&f.l_slices, &f.u_slices}) {
-    for (Eigen::MatrixXd& m : *slices) m.setZero(n, n);
+    for (Eigen::MatrixXd& m : *slices) m.resize(n, n);  // every column is sliced below
   }
   const int budget = 53 - ceil_log2(n);  // bL + bU
   const int bl = budget / 2, bu = budget - bl;
