@@ -12,6 +12,7 @@
 #include <string>
 
 #include "slaterlab/reference/certified.hpp"
+#include "slaterlab/reference/fast_reference.hpp"
 #include "tests/reference/reference_test_support.hpp"
 
 namespace slaterlab::reference {
@@ -108,22 +109,26 @@ TEST(CertifiedLogDetBlas, ScaledMatricesAreContainedOrRefused) {
 }
 
 TEST(CertifiedLogDetBlas, ProvesOver100BitsWhereTheBoundSaysSo) {
-  // The radius is dominated by the Dot2 error of the refinement residual,
-  // 2 gamma_{2N+2}^2 sum_i (|M^{-1}||L||U||F|)_ii, F = M^{-1} E. With the LU's
-  // backward error |E| <= gamma_N |L||U| (Higham, Thm 9.3) and
-  // c = || |M^{-1}||L||U| ||_inf, that is at most 2 (2N+2)^2 u^2 N u N c^2 ~
-  // 8 N^4 u^3 c^2: 4.7e-38 c^2 at N = 256. For these matrices c stays below
-  // 1e5 (a Gaussian's kappa ~ N, randsvd's 1e4 times LU's growth), so the
-  // radius is below 5e-28, while |log|det|| exceeds N (Gaussian: about
-  // N ln N / 2 - N / 2; randsvd: N ln(1e4) / 2): 2^100 radius / |log|det|| <= 1.
+  // The radius is dominated by the solve error of G^ = M^{-1} H^,
+  // 2 gamma_{N+2} sum_i (|M^{-1}||L'||U'||G^|)_ii, and G = F - F' is about
+  // 2^-44 F (F' keeps 44 bits of each column; kappa u is smaller here): about
+  // 2^-44 times 2 gamma_N sum_i (|M^{-1}||L||U||F|)_ii, the first-order solve
+  // term that dominates the fast reference's log|det| bound (the other
+  // certified terms are second order in F, ||F||_F ~ 1e-12). So the radius
+  // should be near 2^-44 that bound; 2^-38 leaves a factor 64 for the
+  // difference of R and M^{-1}, gamma_{N+2} and F' versus F^. Then 100 bits
+  // follow where 2^-38 times the fast bound is below 2^-100 |log|det||.
   std::mt19937_64 rng(5);
   const Eigen::MatrixXd gaussian = seeded_gaussian(256, 256, rng);
   for (const auto& [a, where] : {std::pair{gaussian, "Gaussian N=256"},
                                  std::pair{seeded_randsvd(256, 1e4, 3), "randsvd 1e4 N=256"}}) {
+    FastReference fast;
+    fast.reset(a);
+    const double expected = std::ldexp(fast.log_det().error_bound, -38);
     const CertifiedLogDet c = certified_log_det_blas(a);
     ASSERT_TRUE(c.certified) << where << ": " << c.message;
-    EXPECT_GT(std::abs(c.log_abs_mid), 256) << where;
-    EXPECT_LE(c.fine_radius, 5e-28) << where;
+    EXPECT_LE(c.fine_radius, expected) << where;
+    ASSERT_LE(expected, std::ldexp(std::abs(c.log_abs_mid), -100)) << where << ": not a 100-bit case";
     EXPECT_GE(c.certified_bits, 100) << where << ": radius " << c.fine_radius;
   }
 }
