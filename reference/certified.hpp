@@ -16,6 +16,7 @@
 
 #include <Eigen/Core>
 
+#include <array>
 #include <limits>
 #include <string>
 
@@ -34,6 +35,12 @@ struct CertifiedLogDet {
   /// double (arb_rel_accuracy_bits): how many leading bits are proven. The
   /// double midpoint itself carries at most 53.
   long certified_bits = 0;
+  /// The same enclosure before its rounding to double, for comparisons beyond
+  /// double precision: log|det A| lies within fine_radius of the exact sum of
+  /// fine_mid (the midpoint rounded to double, then its rests; the third's
+  /// rounding, about 2^-159 |log|det||, is in fine_radius).
+  std::array<double, 3> fine_mid{std::numeric_limits<double>::quiet_NaN(), 0.0, 0.0};
+  double fine_radius = std::numeric_limits<double>::infinity();
   std::string message;
 };
 
@@ -50,11 +57,14 @@ struct CertifiedInverse {
 CertifiedLogDet certified_log_det(const Eigen::MatrixXd& a,
                                   long precision_bits = kDefaultPrecisionBits);
 
-/// log|det A| at BLAS speed: a double LU, its residual in double-double and
+/// log|det A| at BLAS speed: a double LU with its factors rounded so that the
+/// residual P A - L U is exact, one refinement step in double-double and
 /// rigorous bounds of the rest (certified_blas.hpp, docs/fast-reference.md);
 /// Arb only sums the log|U_ii| (precision_bits = 128). certified_bits says
-/// how many bits the enclosure proves; it is not certified where the double
-/// LU is too inaccurate for the bound (about kappa N u > 1e-2).
+/// how many bits the enclosure proves (over 100 for well-conditioned N <= 1024
+/// with |log|det|| above N); it is not certified where the double LU is too
+/// inaccurate for the bound (about kappa N u > 1e-2) or a column of U lies
+/// outside [2^-945, 2^960].
 CertifiedLogDet certified_log_det_blas(const Eigen::MatrixXd& a);
 
 /// A^{-1} via arb_mat_inv.

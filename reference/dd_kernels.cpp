@@ -10,6 +10,7 @@
 #include <arf.h>
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <vector>
 
@@ -88,7 +89,52 @@ void normalise(int n, const double* s, const double* c, double* h, double* l) {
   }
 }
 
+/// (s, c1) += -x with both TwoSums error-free, the second's error into c2.
+SLATERLAB_DD_CLONES
+void cascade_step(int m, const double* __restrict x, double* __restrict s, double* __restrict c1,
+                  double* __restrict c2, double* __restrict abs_sum) {
+  for (int i = 0; i < m; ++i) {
+    const double y = -x[i];
+    const double t = s[i] + y;
+    const double tb = t - s[i];
+    const double e = (s[i] - (t - tb)) + (y - tb);
+    s[i] = t;
+    const double v = c1[i] + e;
+    const double vb = v - c1[i];
+    const double d = (c1[i] - (v - vb)) + (e - vb);
+    c1[i] = v;
+    c2[i] += d;
+    abs_sum[i] += std::abs(y);
+  }
+}
+
 }  // namespace
+
+// cascade_difference's bound, for k = terms subtractions from s_0 = c0 with
+// S = |c0| + sum |x|: |s_j| <= (1 + u)^j S, so each TwoSum error |e_j| <=
+// u (1 + u)^k S and |c1_j| <= j u (1 + u)^{2k} S; the second TwoSum's errors
+// d_j <= u |c1_j| sum to at most k (k + 1) / 2 u^2 (1 + u)^{2k} S, and c2, their
+// plain sum, errs by gamma_k times that. The exact value is h + e + sum d_j
+// with (h, e) = TwoSum(s_k, c1_k); l = fl(e + c2) adds u |e + c2| <= u^2 |h| +
+// u (1 + gamma_k) sum |d_j|. Together, for k <= 16, below u^2 |h| +
+// k (k + 1)^2 u^3 S (a factor 2 to spare for the (1 + u)^{2k} and gamma_k).
+double cascade_difference(int m, int terms, const double* c0, const double* const* x, double* h,
+                          double* l) {
+  std::vector<double> s(c0, c0 + m), c1(std::size_t(m), 0.0), c2(std::size_t(m), 0.0),
+      abs_sum(std::size_t(m), 0.0);
+  for (int i = 0; i < m; ++i) abs_sum[std::size_t(i)] = std::abs(c0[i]);
+  for (int k = 0; k < terms; ++k) cascade_step(m, x[k], s.data(), c1.data(), c2.data(), abs_sum.data());
+  const double u = kUnitRoundoff;
+  const double coefficient = double(terms) * (terms + 1) * (terms + 1) * u * u * u;
+  double bound = 0.0;
+  for (int i = 0; i < m; ++i) {
+    const Dd r = two_sum(s[std::size_t(i)], c1[std::size_t(i)]);
+    h[i] = r.hi;
+    l[i] = r.lo + c2[std::size_t(i)];
+    bound = std::max(bound, u * u * std::abs(r.hi) + coefficient * abs_sum[std::size_t(i)]);
+  }
+  return bound;
+}
 
 void residual_gemv(int m, int n, const double* a, int lda, const double* yh, const double* yl,
                    const double* b, double* rh, double* rl) {

@@ -102,4 +102,14 @@ enum class Shape { full, lower, upper };
 void residual_gemm(int m, int n, int p, const double* a, int lda, Shape sa, const double* b,
                    int ldb, Shape sb, const double* c0, int ldc0, double* ch, double* cl, int ldc);
 
+/// (h, l) = c0 - sum_{k < terms} x_k over m entries, x_k[i] doubles: a
+/// cascade of TwoSums (the sum and the sum of its errors both error-free,
+/// the errors of that plain), so that without underflow
+///   |exact - (h + l)| <= u^2 |h| + terms (terms + 1)^2 u^3 S,  S = |c0| + sum_k |x_k|
+/// (derivation in the .cpp; each plain rounding adds at most 2^-1074 with
+/// underflow, terms + 1 of them). Returns the largest right-hand side over the
+/// m entries. terms <= 16.
+double cascade_difference(int m, int terms, const double* c0, const double* const* x, double* h,
+                          double* l);
+
 }  // namespace slaterlab::reference::dd

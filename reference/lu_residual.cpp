@@ -5,7 +5,9 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <utility>
 
 #include "slaterlab/reference/mp.hpp"
 
@@ -19,6 +21,19 @@ namespace slaterlab::reference::detail {
 
 double norm_1(const Eigen::MatrixXd& m) { return m.cwiseAbs().colwise().sum().maxCoeff(); }
 double norm_inf(const Eigen::MatrixXd& m) { return m.cwiseAbs().rowwise().sum().maxCoeff(); }
+
+double frobenius_bound(const Eigen::MatrixXd& m) {
+  const double largest = m.cwiseAbs().maxCoeff();
+  if (!(largest > 0)) return largest;  // zero, or NaN passed on
+  int e = 0;
+  std::frexp(largest, &e);  // largest < 2^e
+  const double scale = std::ldexp(1.0, e), count = double(m.size());
+  // (x 2^-e)^2 <= 1; each square and addition errs by u times its result or
+  // 2^-1074, so the sum of count squares by gamma_{2 count} and count 2^-1073.
+  const double sum = (m * std::ldexp(1.0, -e)).squaredNorm();
+  const double padded = (sum + count * 0x1p-1073) * (1 + dd::gamma(2 * count));
+  return scale * std::sqrt(padded) * (1 + kU);
+}
 
 DoubleLu double_lu(const Eigen::MatrixXd& a) {
   if (!a.allFinite()) throw SingularMatrixError("fast reference: the matrix has non-finite entries");
@@ -46,10 +61,6 @@ Eigen::MatrixXd lu_inverse(const DoubleLu& f) {
   return x;
 }
 
-/// gamma_k^2: Dot2's bound per unit of sum |terms| (dd_kernels.hpp).
-
-namespace {
-
 /// M^{-1} = (L U)^{-1} from getri's A^{-1} = M^{-1} P: the row swaps of P,
 /// undone as column swaps in the order LAPACK made them.
 Eigen::MatrixXd unpermuted_inverse(const Eigen::MatrixXd& x, const std::vector<int>& pivots) {
@@ -61,7 +72,26 @@ Eigen::MatrixXd unpermuted_inverse(const Eigen::MatrixXd& x, const std::vector<i
   return m;
 }
 
-}  // namespace
+Eigen::MatrixXd permuted_rows(const Eigen::MatrixXd& a, const std::vector<int>& pivots,
+                              int& swap_sign) {
+  // The swaps applied to row indices first, then one gather per column
+  // (swapping rows of a column-major matrix in place strides through memory).
+  std::vector<Eigen::Index> from(pivots.size());
+  for (std::size_t i = 0; i < from.size(); ++i) from[i] = Eigen::Index(i);
+  swap_sign = 1;
+  for (std::size_t i = 0; i < pivots.size(); ++i) {
+    const std::size_t p = std::size_t(pivots[i] - 1);
+    if (p != i) {
+      std::swap(from[i], from[p]);
+      swap_sign = -swap_sign;
+    }
+  }
+  Eigen::MatrixXd pa(a.rows(), a.cols());
+  for (Eigen::Index j = 0; j < a.cols(); ++j) {
+    for (Eigen::Index i = 0; i < a.rows(); ++i) pa(i, j) = a(from[std::size_t(i)], j);
+  }
+  return pa;
+}
 
 double trace_of_abs_product(const Eigen::MatrixXd& p, const Eigen::MatrixXd& q) {
   return p.cwiseAbs().cwiseProduct(q.cwiseAbs().transpose()).sum();
@@ -80,14 +110,7 @@ LuResidual lu_residual(const Eigen::MatrixXd& a) {
   const Eigen::MatrixXd& lu = r.lu.lu;
   r.x = lu_inverse(r.lu);
   r.minv = unpermuted_inverse(r.x, r.lu.pivots);
-  r.pa = a;
-  for (int i = 0; i < n; ++i) {
-    const int p = r.lu.pivots[std::size_t(i)] - 1;
-    if (p != i) {
-      r.pa.row(i).swap(r.pa.row(p));
-      r.swap_sign = -r.swap_sign;
-    }
-  }
+  r.pa = permuted_rows(a, r.lu.pivots, r.swap_sign);
   r.l = lu;
   r.l.diagonal().setOnes();  // residual_gemm reads only i >= k of a lower factor
   dd::residual_gemm(n, n, n, r.l.data(), n, dd::Shape::lower, lu.data(), n, dd::Shape::upper,

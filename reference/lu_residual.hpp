@@ -29,6 +29,11 @@ struct DoubleLu {
 DoubleLu double_lu(const Eigen::MatrixXd& a);
 /// LAPACK dgetri: approximately A^{-1}.
 Eigen::MatrixXd lu_inverse(const DoubleLu& f);
+/// getri's A^{-1} = M^{-1} P with P undone: approximately M^{-1}.
+Eigen::MatrixXd unpermuted_inverse(const Eigen::MatrixXd& x, const std::vector<int>& pivots);
+/// P A for LAPACK's ipiv; swap_sign = det P.
+Eigen::MatrixXd permuted_rows(const Eigen::MatrixXd& a, const std::vector<int>& pivots,
+                              int& swap_sign);
 
 struct LuResidual {
   DoubleLu lu;
@@ -49,6 +54,10 @@ LuResidual lu_residual(const Eigen::MatrixXd& a);
 
 double norm_1(const Eigen::MatrixXd& m);
 double norm_inf(const Eigen::MatrixXd& m);
+/// An upper bound of ||m||_F that neither overflows nor loses to underflow
+/// below ||m||_F: the entries scaled by a power of two to at most 1, the
+/// squares' roundings (gamma_{N^2 + 1}) and underflows covered.
+double frobenius_bound(const Eigen::MatrixXd& m);
 
 /// gamma_{2k}^2: Dot2's bound per unit of sum |terms| for k products (dd_kernels.hpp).
 inline double dot2_gamma2(double terms) { return dd::gamma(2 * terms) * dd::gamma(2 * terms); }
