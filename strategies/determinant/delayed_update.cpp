@@ -13,6 +13,9 @@
 extern "C" {
 void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
 void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void strtri_(const char* uplo, const char* diag, const int* n, float* a, const int* lda, int* info);
+void dtrtri_(const char* uplo, const char* diag, const int* n, double* a, const int* lda,
+             int* info);
 }
 
 // The algorithm, step by step (the state, the ratio, accept, the growth
@@ -54,17 +57,24 @@ void getrf(int n, double* a, int lda, int* ipiv, int* info) {
   dgetrf_(&n, &n, a, &lda, ipiv, info);
 }
 
-/// X <- X op(T)^{-1} for a triangular m x m T (leading dimension ldt) and X
+void trtri(char uplo, char diag, int n, float* a, int lda, int* info) {
+  strtri_(&uplo, &diag, &n, a, &lda, info);
+}
+void trtri(char uplo, char diag, int n, double* a, int lda, int* info) {
+  dtrtri_(&uplo, &diag, &n, a, &lda, info);
+}
+
+/// X <- X op(T) for a triangular m x m T (leading dimension ldt) and X
 /// rows x m (leading dimension ldx).
-void trsm_right(bool lower, bool trans, bool unit, Eigen::Index rows, Eigen::Index m,
+void trmm_right(bool lower, bool trans, bool unit, Eigen::Index rows, Eigen::Index m,
                 const float* t, Eigen::Index ldt, float* x, Eigen::Index ldx) {
-  cblas_strsm(CblasColMajor, CblasRight, lower ? CblasLower : CblasUpper,
+  cblas_strmm(CblasColMajor, CblasRight, lower ? CblasLower : CblasUpper,
               trans ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, int(rows),
               int(m), 1.0f, t, int(ldt), x, int(ldx));
 }
-void trsm_right(bool lower, bool trans, bool unit, Eigen::Index rows, Eigen::Index m,
+void trmm_right(bool lower, bool trans, bool unit, Eigen::Index rows, Eigen::Index m,
                 const double* t, Eigen::Index ldt, double* x, Eigen::Index ldx) {
-  cblas_dtrsm(CblasColMajor, CblasRight, lower ? CblasLower : CblasUpper,
+  cblas_dtrmm(CblasColMajor, CblasRight, lower ? CblasLower : CblasUpper,
               trans ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, int(rows),
               int(m), 1.0, t, int(ldt), x, int(ldx));
 }
@@ -193,8 +203,8 @@ void DelayedUpdate<Storage, Look>::border_column(Eigen::Index k) {
     const Look replaced = p >= 0 ? wa_table_(j, p) : (electron_[std::size_t(j)] == k ? Look(1) : Look(0));
     b_col_(j) = wa_(j) - replaced;
   }
-  const Look ra = row_.dot(column_);
-  d_ = p >= 0 ? Look(1) + ra - ra_(p) : ra;
+  row_dot_column_ = row_.dot(column_);
+  d_ = p >= 0 ? Look(1) + row_dot_column_ - ra_(p) : row_dot_column_;
 }
 
 template <class Storage, class Look>
@@ -261,15 +271,15 @@ void DelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot) {
     b_(0, 0) = pivot;
     log_det_b_ = {std::log(std::abs(double(pivot))), pivot < 0 ? -1 : 1};
   }
-  store_move(0, k);
+  store_move(0, k, double(row_.squaredNorm()));
   m_ = 1;
 }
 
 template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::store_move(Eigen::Index i, Eigen::Index k) {
+void DelayedUpdate<Storage, Look>::store_move(Eigen::Index i, Eigen::Index k, double row_norm2) {
   columns_.col(i) = column_;
   w_.col(i) = row_;
-  w_norm2_[std::size_t(i)] = double(row_.squaredNorm());
+  w_norm2_[std::size_t(i)] = row_norm2;
   electron_[std::size_t(i)] = k;
   last_move_of_[std::size_t(k)] = i;
 }
@@ -279,7 +289,8 @@ bool DelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot) {
   // The guard (file comment): the rounding of cur = r - W q against sm's
   // accumulated rounding of the same row.
   const Eigen::Index m = m_;
-  double terms2 = double(row_.squaredNorm());
+  const double row_norm2 = double(row_.squaredNorm());
+  double terms2 = row_norm2;
   for (Eigen::Index j = 0; j < m; ++j) terms2 += double(q_(j)) * double(q_(j)) * w_norm2_[std::size_t(j)];
   if (!within_row_guard(terms2, cur_norm_)) return false;
 
@@ -298,7 +309,7 @@ bool DelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot) {
     wa_table_(m, i) = ra_(i);
   }
   binv_(m, m) = Look(1) / pivot;
-  wa_table_(m, m) = row_.dot(column_);
+  wa_table_(m, m) = row_dot_column_;
   if (variant_ == DelayedVariant::naive) {
     for (Eigen::Index i = 0; i < m; ++i) {
       b_(i, m) = b_col_(i);
@@ -307,7 +318,7 @@ bool DelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot) {
     b_(m, m) = d_;
     log_det_b_ = log_det_b_new_;
   }
-  store_move(m, k);
+  store_move(m, k, row_norm2);
   ++m_;
   return true;
 }
@@ -364,13 +375,22 @@ bool DelayedUpdate<Storage, Look>::solve_window_rows(CorrectionWork& work) const
     work.z.col(0) = w_.col(0) * (Look(1) / wa_table_(0, 0));
     return true;
   }
-  // Z B^T = W with B = P L U: Z = W P L^{-T} U^{-T} (delayed_window.hpp).
-  const std::optional<LuFactors<Look>> lu = window_matrix_lu(wa_table_.data(), capacity(), m);
+  // Z B^T = W with B = P L U: Z = W P L^{-T} U^{-T}. Each triangle is
+  // inverted in place (trtri) and applied by TRMM, one after the other:
+  // OpenBLAS's TRSM runs these shapes at a quarter of GEMM's rate or less,
+  // and B^{-1} formed whole loses digits that the two triangles applied in
+  // turn keep (docs/delayed-updates.md, rule 3).
+  std::optional<LuFactors<Look>> lu = window_matrix_lu(wa_table_.data(), capacity(), m);
   if (!lu) return false;
   const std::vector<int> order = lu_column_order(lu->pivots);
   for (Eigen::Index j = 0; j < m; ++j) work.z.col(j) = w_.col(order[std::size_t(j)]);
-  trsm_right(true, true, true, n, m, lu->lu.data(), m, work.z.data(), n);
-  trsm_right(false, true, false, n, m, lu->lu.data(), m, work.z.data(), n);
+  Look* t = lu->lu.data();
+  int info = 0;
+  trtri('L', 'U', int(m), t, int(m), &info);
+  if (info == 0) trtri('U', 'N', int(m), t, int(m), &info);
+  if (info != 0) return false;
+  trmm_right(true, true, true, n, m, t, m, work.z.data(), n);
+  trmm_right(false, true, false, n, m, t, m, work.z.data(), n);
   return work.z.leftCols(m).allFinite();
 }
 
@@ -402,7 +422,7 @@ CycleRatio DelayedUpdate<Storage, Look>::apply_cycle(const std::vector<ColumnUpd
     due = commit_pending() || due;  // A := A_after, column by column
     column_ = u.column.template cast<Look>();
     row_ = ainvt_.col(u.k).template cast<Look>();
-    store_move(i, u.k);
+    store_move(i, u.k, double(row_.squaredNorm()));
   }
   for (Eigen::Index i = 0; i < m; ++i)
     for (Eigen::Index j = 0; j < m; ++j) wa_table_(j, i) = w_.col(j).dot(columns_.col(i));

@@ -79,7 +79,8 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   /// Borders the window by the pending move, unless the guard refuses
   /// (returns false, nothing changed).
   bool extend_window(Eigen::Index k, Look pivot);
-  void store_move(Eigen::Index i, Eigen::Index k);
+  /// Stores the pending move as window move i (row_norm2 = ||r||^2).
+  void store_move(Eigen::Index i, Eigen::Index k, double row_norm2);
   /// ainvt <- ainvt - Z Y^T for the current window (m_ > 0); false, with
   /// ainvt unchanged, when B is singular to working precision.
   bool correct(MatrixX<Storage>& ainvt, CorrectionWork& work) const;
@@ -114,6 +115,7 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   double pending_pivot_ = 0.0;  // cur^T a', the direct ratio (both variants)
   double cur_norm_ = 0.0;       // ||cur|| of the move being placed
   Look d_{};              // B's new diagonal entry
+  Look row_dot_column_{};  // r^T a', B's new diagonal as the table stores it
   LogDet log_det_b_new_;  // log|det B'| (naive)
   VectorX<Look> column_;   // a', N
   VectorX<Look> row_;      // r, N

@@ -458,11 +458,13 @@ Eigen::MatrixXd long_double_inverse(const Scenario& s) {
 }
 
 // Long all-accepted walks fill their windows, and the flush then decides
-// the accuracy. It solves for the window's rows with B's LU
-// (delayed_window.hpp, window_matrix_lu); the bordered B^{-1} it used
-// before erred 10 to 1700 times sm's inverse on these walks (N = 128,
-// K = 64, three sweeps, every move accepted, seeds 1 to 12; 11 of the 12
-// beyond the bound), the LU solve 0.3 to 4.6 times. Bound: the growth guard
+// the accuracy. It solves for the window's rows with B's LU, its two
+// triangles inverted and applied in turn (delayed_window.hpp,
+// window_matrix_lu); the bordered B^{-1} erred 10 to 1700 times sm's
+// inverse on these walks (N = 128, K = 64, three sweeps, every move
+// accepted, seeds 1 to 12; 11 of the 12 beyond the bound), B^{-1} from its
+// LU (getri) 0.3 to 13 times, two triangular solves (TRSM) 0.3 to 7.6
+// times, the inverted triangles 0.5 to 2.0 times. Bound: the growth guard
 // lets a window round each row it forms up to kGrowthFactor times what sm
 // accumulates in it over the same moves, so the flushed inverse may err up
 // to kGrowthFactor times sm's, both against a long-double reference.
