@@ -24,7 +24,7 @@ template <class Storage>
 void ShermanMorrison<Storage>::refactorise() {
   Inversion<Storage> inv = invert_at<Storage>(precision(), matrix());
   ainvt_ = inv.inverse.transpose();
-  log_det_ = RunningLogDet(inv.log_det);
+  log_det_ = inv.log_det;
   note_recompute();
 }
 
@@ -51,7 +51,8 @@ void ShermanMorrison<Storage>::accept() {
     return;
   }
   sm_update<Storage>(ainvt_, k, new_column_.data(), Storage(1), rho, x_, row_);
-  log_det_.multiply(rho);
+  log_det_.log_abs += std::log(std::abs(rho));
+  if (rho < 0) log_det_.sign = -log_det_.sign;
 }
 
 template <class Storage>

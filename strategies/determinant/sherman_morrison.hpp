@@ -31,14 +31,14 @@ class ShermanMorrison final : public UpdaterBase {
   void accept() override;
   void reject() override;
   void flush() override {}
-  LogDet log_det() const override { return log_det_.value(); }
+  LogDet log_det() const override { return log_det_; }
   MaintainedState maintained() const override;
 
  private:
   void refactorise();
 
   MatrixX<Storage> ainvt_;  // Ainv^T
-  RunningLogDet log_det_;
+  LogDet log_det_;
   double pending_ratio_ = 0.0;
   VectorX<Storage> new_column_;  // the pending column, rounded to Storage
   VectorX<Storage> x_;           // workspace: Ainv a_k' - e_k

@@ -75,7 +75,7 @@
 //      or the inverse.
 // A refactorisation (reset, the recompute_every cadence counted in accepted
 // moves, the failures above) inverts the exact current matrix and clears
-// the queue. log_det accumulates rho per accepted move (RunningLogDet; the
+// the queue. log_det accumulates log|rho| and the sign per accepted move (the
 // exact ratio of the full replacement, so it is log|det A|); a refactorisation
 // takes the LU value. flush() is a no-op: a queued piece can only be applied
 // by dividing by a denominator below tau, which is the point of not doing it.
@@ -134,7 +134,7 @@ template <class Storage>
 void Splitting<Storage>::refactorise() {
   Inversion<Storage> inv = invert_at<Storage>(precision(), matrix());
   ainvt_ = inv.inverse.transpose();
-  log_det_ = RunningLogDet(inv.log_det);
+  log_det_ = inv.log_det;
   queue_cols_.clear();
   accepted_since_refactorise_ = 0;
   note_recompute();
@@ -208,7 +208,8 @@ void Splitting<Storage>::accept() {
     return;
   }
 
-  log_det_.multiply(rho);
+  log_det_.log_abs += std::log(std::abs(rho));
+  if (rho < 0) log_det_.sign = -log_det_.sign;
   // The move absorbs k's queued piece: column k of A_app goes to a' (whole)
   // or half-way to it, whatever was applied before.
   if (slot >= 0) queue_cols_.erase(queue_cols_.begin() + slot);
@@ -312,7 +313,7 @@ template <class Storage>
 CycleRatio Splitting<Storage>::apply_cycle(const std::vector<ColumnUpdate>& updates) {
   // det A_before = det A_app det S while pieces are queued.
   const double det_s = queue_cols_.empty() ? 1.0 : schur_lu_.determinant();
-  const LogDet before = log_det_.value();
+  const LogDet before = log_det_;
   std::vector<Eigen::Index> deferred = queue_cols_;
   const auto defer = [&](Eigen::Index c, bool whole) {
     const auto at = std::find(deferred.begin(), deferred.end(), c);
@@ -355,16 +356,16 @@ CycleRatio Splitting<Storage>::apply_cycle(const std::vector<ColumnUpdate>& upda
   if (!deferred.empty()) {  // could not complete: refactorise A_after
     ++mutable_counters().breakdowns;
     refactorise();
-    const LogDet after = log_det_.value();
-    const double value = std::exp(double(after.log_abs - before.log_abs));
-    cycle.value = after.sign * before.sign * value;
+    const double value = std::exp(double(log_det_.log_abs - before.log_abs));
+    cycle.value = log_det_.sign * before.sign * value;
     cycle.breakdown = true;
     return cycle;
   }
   cycle.value = sign * std::exp(double(log_abs)) / det_s;
   cycle.breakdown = !std::isfinite(cycle.value);
   if (cycle.breakdown) cycle.value = 0.0;  // a NaN never leaves a strategy
-  log_det_.add(double(log_abs) - std::log(std::abs(det_s)), (sign < 0) != (det_s < 0) ? -1 : 1);
+  log_det_.log_abs += double(log_abs) - std::log(std::abs(det_s));
+  if ((sign < 0) != (det_s < 0)) log_det_.sign = -log_det_.sign;
   const bool due = options().recompute_every > 0 &&
                    accepted_since_refactorise_ >= options().recompute_every;
   if (due) refactorise();

@@ -48,7 +48,7 @@ class Splitting final : public UpdaterBase {
   void accept() override;
   void reject() override;
   void flush() override {}
-  LogDet log_det() const override { return log_det_.value(); }
+  LogDet log_det() const override { return log_det_; }
   MaintainedState maintained() const override;
   CycleRatio apply_cycle(const std::vector<ColumnUpdate>& updates) override;
 
@@ -77,7 +77,7 @@ class Splitting final : public UpdaterBase {
   std::pair<double, bool> apply_piece(Eigen::Index c, const VectorX<Storage>& target, double den);
 
   MatrixX<Storage> ainvt_;  // inverse of the applied matrix, transposed as sm's (rows contiguous)
-  RunningLogDet log_det_;
+  LogDet log_det_;
   int accepted_since_refactorise_ = 0;
 
   double pending_ratio_ = 0.0;

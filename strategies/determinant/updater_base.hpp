@@ -4,58 +4,11 @@
 // the counters. A concrete strategy derives from UpdaterBase and implements
 // only its own numerics.
 
-#include <cmath>
 #include <string>
 
 #include "slaterlab/strategies/determinant/updater_options.hpp"
 
 namespace slaterlab {
-
-/// log|det| and its sign carried through accepted ratios: the ratios are
-/// multiplied into a factor kept within [2^-512, 2^512] (a ratio that would
-/// take it out goes into the logarithm with the factor), and the factor's
-/// logarithm is added when read, so a move costs a product, not a
-/// logarithm. Its rounding (eps per product) is no worse than adding
-/// log|rho| per move (eps |log|det|| per addition). A ratio of 0 or not
-/// finite gives -inf or NaN, as adding its logarithm would.
-class RunningLogDet {
- public:
-  RunningLogDet() = default;
-  explicit RunningLogDet(LogDet start) : base_(start) {}
-
-  void multiply(double ratio) {
-    const double product = factor_ * ratio;
-    const double magnitude = std::abs(product);
-    if (magnitude >= 0x1p-512 && magnitude <= 0x1p512) {
-      factor_ = product;
-      return;
-    }
-    // Out of the range (or under- or overflowed): the factor and this
-    // ratio go into the logarithm separately.
-    fold();
-    add(std::log(std::abs(ratio)), ratio < 0 ? -1 : 1);
-  }
-  /// Adds a log|.| and a sign directly (a product formed elsewhere).
-  void add(double log_abs, int sign) {
-    base_.log_abs += log_abs;
-    base_.sign *= sign;
-  }
-  LogDet value() const {
-    LogDet v = base_;
-    v.log_abs += std::log(std::abs(factor_));
-    if (factor_ < 0) v.sign = -v.sign;
-    return v;
-  }
-
- private:
-  void fold() {
-    base_ = value();
-    factor_ = 1.0;
-  }
-
-  LogDet base_;
-  double factor_ = 1.0;
-};
 
 class UpdaterBase : public DeterminantUpdater {
  public:

@@ -1,8 +1,6 @@
 // The Sherman-Morrison kernel shared by sm and splitting (sm_update), on
 // both of its paths (plain loops up to kSmUpdateSmallN, BLAS
-// above), against the same formula evaluated in long double; and the
-// running log-determinant of accepted ratios against the sum of their
-// logarithms.
+// above), against the same formula evaluated in long double.
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -12,10 +10,8 @@
 #include <cstdint>
 #include <limits>
 #include <random>
-#include <vector>
 
 #include "slaterlab/strategies/determinant/linalg.hpp"
-#include "slaterlab/strategies/determinant/updater_base.hpp"
 
 namespace slaterlab {
 namespace {
@@ -71,46 +67,6 @@ RC_GTEST_PROP(SmUpdate, DoubleMatchesTheFormulaOnBothPaths, (std::uint64_t seed)
 
 RC_GTEST_PROP(SmUpdate, FloatMatchesTheFormulaOnBothPaths, (std::uint64_t seed)) {
   check_sm_update<float>(seed);
-}
-
-// Ratios from 1e-200 to 1e200 of either sign: products leave [2^-512,
-// 2^512] (and would under- or overflow) again and again. Rounding: eps per
-// product (relative, so eps in the logarithm); per fold two logarithms, eps
-// |log f| <= eps 512 ln 2 < 355 eps for the factor and eps |log r| for the
-// ratio, and two additions of eps |S| each to the running sum S. With S_i
-// the partial sums and one fold at most per move,
-//   |error| <= eps sum_i (1 + 355 + |log r_i| + 2 |S_i|),
-// a bound the per-move sum of logarithms (eps (|log r_i| + |S_i|) per move)
-// also meets.
-RC_GTEST_PROP(RunningLogDet, EqualsTheSumOfLogarithmsAndTheProductOfSigns,
-              (std::uint64_t seed)) {
-  const int moves = *rc::gen::inRange(1, 400);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> exponent(-200, 200);
-  const LogDet start{*rc::gen::inRange(-50, 50) * 0.37, *rc::gen::element(-1, 1)};
-  RunningLogDet running(start);
-  Long sum = start.log_abs, budget = 0;
-  int sign = start.sign;
-  for (int m = 0; m < moves; ++m) {
-    const double r = (rng() % 2 ? -1.0 : 1.0) * std::pow(10.0, exponent(rng));
-    running.multiply(r);
-    sum += std::log(std::abs(Long(r)));
-    sign = r < 0 ? -sign : sign;
-    budget += 1 + 355 + std::abs(std::log(std::abs(Long(r)))) + 2 * std::abs(sum);
-  }
-  const LogDet value = running.value();
-  RC_ASSERT(value.sign == sign);
-  RC_ASSERT(std::abs(Long(value.log_abs) - sum) <=
-            Long(std::numeric_limits<double>::epsilon()) * budget);
-}
-
-TEST(RunningLogDet, AddsALogarithmAndASignDirectly) {
-  RunningLogDet running(LogDet{1.5, 1});
-  running.multiply(-2.0);
-  running.add(-0.25, -1);
-  const LogDet value = running.value();
-  EXPECT_EQ(value.sign, 1);
-  EXPECT_NEAR(value.log_abs, 1.25 + std::log(2.0), 4 * std::numeric_limits<double>::epsilon());
 }
 
 }  // namespace
