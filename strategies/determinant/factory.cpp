@@ -99,6 +99,7 @@ std::vector<Entry>& registry() {
       {"splitting", traits(all_precisions(), [](StrategyTraits& t) {
          t.default_breakdown = kDefaultSplittingThreshold;
          t.cycles = StrategyTraits::Cycles::whole;
+         t.bench_walks = {{16, ""}};
        }),
        make_splitting},
       {"qr-givens", traits(float_and_double(), [](StrategyTraits& t) {

@@ -32,6 +32,20 @@ void gemm(bool trans_a, bool trans_b, Eigen::Index m, Eigen::Index n, Eigen::Ind
           T* c, Eigen::Index ldc);
 }  // namespace blas
 
+/// The Sherman-Morrison update of an inverse kept TRANSPOSED (ainvt =
+/// Ainv^T, rows of Ainv contiguous) when column k of A moves `scale` of the
+/// way to u (N entries), `den` being that move's denominator:
+///   x = scale (Ainv u - e_k),  Ainv^T -= (e_k^T Ainv)^T x^T / den.
+/// x and row are workspaces (resized to N). Every caller gets the same
+/// arithmetic at a given N and T: for N <= kSmUpdateSmallN plain loops (a
+/// BLAS call costs more than the work there; with FMA where the CPU has
+/// it), above it BLAS GEMV and GER.
+template <class T>
+void sm_update(MatrixX<T>& ainvt, Eigen::Index k, const T* u, T scale, double den,
+               VectorX<T>& x, VectorX<T>& row);
+/// The largest N that sm_update runs without BLAS (linalg.cpp says why 24).
+inline constexpr Eigen::Index kSmUpdateSmallN = 24;
+
 /// LU with partial pivoting (LAPACK getrf) in precision T.
 template <class T>
 struct LuFactors {

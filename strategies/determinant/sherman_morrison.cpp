@@ -50,12 +50,7 @@ void ShermanMorrison<Storage>::accept() {
     refactorise();
     return;
   }
-  const Eigen::Index n = size();
-  x_.resize(n);
-  blas::gemv<Storage>(true, Storage(1), ainvt_, new_column_.data(), Storage(0), x_.data());
-  x_(k) -= Storage(1);
-  row_ = ainvt_.col(k);
-  blas::ger<Storage>(Storage(-1.0 / rho), row_.data(), x_.data(), ainvt_);
+  sm_update<Storage>(ainvt_, k, new_column_.data(), Storage(1), rho, x_, row_);
   log_det_.log_abs += std::log(std::abs(rho));
   if (rho < 0) log_det_.sign = -log_det_.sign;
 }

@@ -229,11 +229,7 @@ void Splitting<Storage>::apply_column(Eigen::Index c, const VectorX<Storage>& ta
                                       Storage scale) {
   // Same arithmetic as sm for scale = 1; the half is the sm vector times 0.5
   // (exact in binary).
-  blas::gemv<Storage>(true, Storage(1), ainvt_, target.data(), Storage(0), x_.data());
-  x_(c) -= Storage(1);
-  if (scale != Storage(1)) x_ *= scale;
-  row_ = ainvt_.col(c);
-  blas::ger<Storage>(Storage(-1.0 / den), row_.data(), x_.data(), ainvt_);
+  sm_update<Storage>(ainvt_, c, target.data(), scale, den, x_, row_);
 }
 
 template <class Storage>

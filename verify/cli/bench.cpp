@@ -7,10 +7,12 @@
 // then never the same pool column: they were written fewer than N moves
 // apart). The strategy is reset once, untimed; the timed part runs whole
 // windows (K moves for delayed, one move otherwise, so every GEMM flush is
-// inside) until --seconds of CPU time have passed. items_per_second is moves
-// per second. Sizes N = 256, 1024, 2048, 4096 (--n picks some), float and
-// double: sm, delayed K = 1, 2, 4, ..., 256 (incremental) and 1, 4, 16, 64,
-// 256 (naive), qr-givens.
+// inside) until --seconds of CPU time have passed (the clock is read every
+// windows_per_clock_read windows: a read costs about a small-N move).
+// items_per_second is moves per second. Sizes N = 16, 21, 32, 64, 128 (a
+// molecule's) and 256, 1024, 2048, 4096 (--n picks some), float and double:
+// sm, splitting, delayed K = 1, 2, 4, ..., 256 (incremental) and 1, 4, 16,
+// 64, 256 (naive), qr-givens.
 //
 // Limits, measured in the same run (best of repeated timings, cached, so a
 // filtered run measures what its cases need):
@@ -18,7 +20,10 @@
 //                                shape at the largest K): flop/s;
 //   limits/gemv-ger-<p>/N:<N>    sm's kernel, GEMV + GER on an N x N matrix:
 //                                bytes/s counting 3 N^2 entries;
-//   limits/stream-triad          a = b + s c over 3 x 64 MiB: memory bytes/s.
+//   limits/stream-triad          a = b + s c over 3 x 64 MiB: memory bytes/s;
+//   limits/sm-loop-<p>/N:<N>     the textbook Sherman-Morrison loop of a C
+//                                kernel (ShermanMorrisonLoop) on the update
+//                                cases' walk: moves_per_s, ns_per_move.
 // Counters of an update case:
 //   bound       moves/s the case's bound allows: delayed (both variants)
 //               GEMM flop/s / (4 N^2) (the flush's flops per move; the
@@ -28,6 +33,9 @@
 //   of_bound    moves/s / bound.
 //   vs_sm       moves/s / sm's moves/s at the same N and precision (when sm
 //               ran earlier in the run).
+//   vs_probe    moves/s / limits/sm-loop's at the same N and precision (float
+//               for mixed): below 1 the strategy is slower than the plain
+//               loop, 1/vs_probe times its time per move.
 //   breakdowns, guard_flushes  sanity: either puts extra work in the timing.
 //
 // References: reference/lu-double/N:<N> (a double LU, the unit of cost),
@@ -81,7 +89,7 @@ namespace slaterlab {
 namespace {
 
 struct BenchOptions {
-  std::vector<Eigen::Index> sizes{256, 1024, 2048, 4096};
+  std::vector<Eigen::Index> sizes{16, 21, 32, 64, 128, 256, 1024, 2048, 4096};
   double seconds = 0.3;  // CPU time per measured case
   std::vector<std::string> kernels;  // external kernel libraries (--kernel)
   // Google Benchmark's --benchmark_format / --benchmark_out_format, peeked
@@ -181,26 +189,6 @@ double triad_rate() {
   return rate;
 }
 
-template <class T>
-void register_limits(Eigen::Index n) {
-  const char* p = sizeof(T) == 4 ? "float" : "double";
-  benchmark::RegisterBenchmark(fmt::format("limits/gemm-{}/N:{}", p, n).c_str(),
-                               [n](benchmark::State& state) {
-                                 const double rate = gemm_rate<T>(n);
-                                 for (auto _ : state) benchmark::DoNotOptimize(rate);
-                                 state.counters["flops_per_s"] = rate;
-                               })
-      ->Iterations(1);
-  benchmark::RegisterBenchmark(fmt::format("limits/gemv-ger-{}/N:{}", p, n).c_str(),
-                               [n](benchmark::State& state) {
-                                 const double rate = gemv_ger_rate<T>(n);
-                                 for (auto _ : state) benchmark::DoNotOptimize(rate);
-                                 state.counters["bytes_per_s"] = rate;
-                                 state.counters["of_bandwidth"] = rate / triad_rate();
-                               })
-      ->Iterations(1);
-}
-
 // ---- update cases -----------------------------------------------------------
 
 /// The matrix a walk starts from and its pool of N + 1 new columns.
@@ -220,6 +208,121 @@ const WalkData& walk_data(Eigen::Index n) {
   for (Eigen::Index j = 0; j <= n; ++j) data.pool.emplace_back(pool.col(j));
   cached_n = n;
   return data;
+}
+
+/// Windows walked between two reads of the CPU clock: a read costs about a
+/// small-N move (a system call), so at small N one read spans about N^2 =
+/// 2^16 entries of work (a few tens of µs).
+std::int64_t windows_per_clock_read(Eigen::Index n) {
+  return std::max<std::int64_t>(1, (std::int64_t(1) << 16) / (std::int64_t(n) * n));
+}
+
+/// The textbook Sherman-Morrison loop of a C kernel (as in QMCkl's and the
+/// TREX benchmark harness's): the inverse row-major, the ratio a dot of row
+/// k with the new column, the update Ainv u by dots and a rank-1 update of
+/// the inverse, in plain loops compiled with the project's flags; no exact
+/// matrix, no log-determinant, no breakdown rule. A ratio below 1e-3 in
+/// magnitude (QMCkl's breakdown) restarts it from the first inverse instead
+/// of applying the move.
+template <class T>
+class ShermanMorrisonLoop {
+ public:
+  explicit ShermanMorrisonLoop(const Eigen::MatrixXd& a)
+      : n_(a.rows()), first_(first_inverse(a)), ainv_(first_), x_(n_), row_(n_) {}
+
+  T ratio(Eigen::Index k, const T* u) const {
+    const T* r = &ainv_[std::size_t(k * n_)];
+    T rho = 0;
+    for (Eigen::Index j = 0; j < n_; ++j) rho += r[j] * u[j];
+    return rho;
+  }
+
+  void accept(Eigen::Index k, const T* u, T rho) {
+    if (!(std::abs(rho) >= T(1e-3))) {
+      ainv_ = first_;
+      ++restarts_;
+      return;
+    }
+    for (Eigen::Index i = 0; i < n_; ++i) x_[std::size_t(i)] = ratio(i, u);
+    x_[std::size_t(k)] -= T(1);
+    std::copy_n(&ainv_[std::size_t(k * n_)], n_, row_.begin());
+    for (Eigen::Index i = 0; i < n_; ++i) {
+      T* r = &ainv_[std::size_t(i * n_)];
+      const T f = x_[std::size_t(i)] / rho;
+      for (Eigen::Index j = 0; j < n_; ++j) r[j] -= f * row_[std::size_t(j)];
+    }
+  }
+
+  std::int64_t restarts() const { return restarts_; }
+
+ private:
+  static std::vector<T> first_inverse(const Eigen::MatrixXd& a) {
+    const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> inverse =
+        invert<double>(a).inverse.cast<T>();
+    return {inverse.data(), inverse.data() + inverse.size()};
+  }
+
+  Eigen::Index n_;
+  std::vector<T> first_, ainv_, x_, row_;
+  std::int64_t restarts_ = 0;
+};
+
+/// The loop's moves/s on the update cases' walk at size n (best of repeated
+/// timings, cached per (N, T)) and its restarts.
+template <class T>
+std::pair<double, std::int64_t> sm_loop(Eigen::Index n) {
+  static std::map<Eigen::Index, std::pair<double, std::int64_t>> cache;
+  if (auto it = cache.find(n); it != cache.end()) return it->second;
+  const WalkData& data = walk_data(n);
+  std::vector<VectorX<T>> pool;
+  for (const Eigen::VectorXd& column : data.pool) pool.emplace_back(column.cast<T>());
+  ShermanMorrisonLoop<T> loop(data.start);
+  std::int64_t moves = 0;
+  const std::int64_t per_call = windows_per_clock_read(n);
+  const double rate = best_rate(double(per_call), bench_options().seconds, [&] {
+    for (std::int64_t m = 0; m < per_call; ++m, ++moves) {
+      const Eigen::Index k = moves % n;
+      const T* u = pool[std::size_t(moves) % pool.size()].data();
+      const T rho = loop.ratio(k, u);
+      benchmark::DoNotOptimize(rho);
+      loop.accept(k, u, rho);
+    }
+  });
+  return cache[n] = {rate, loop.restarts()};
+}
+
+template <class T>
+double sm_loop_rate(Eigen::Index n) {
+  return sm_loop<T>(n).first;
+}
+
+template <class T>
+void register_limits(Eigen::Index n) {
+  const char* p = sizeof(T) == 4 ? "float" : "double";
+  benchmark::RegisterBenchmark(fmt::format("limits/sm-loop-{}/N:{}", p, n).c_str(),
+                               [n](benchmark::State& state) {
+                                 const auto [rate, restarts] = sm_loop<T>(n);
+                                 for (auto _ : state) benchmark::DoNotOptimize(rate);
+                                 state.counters["moves_per_s"] = rate;
+                                 state.counters["ns_per_move"] = 1e9 / rate;
+                                 state.counters["restarts"] = double(restarts);
+                               })
+      ->Iterations(1);
+  benchmark::RegisterBenchmark(fmt::format("limits/gemm-{}/N:{}", p, n).c_str(),
+                               [n](benchmark::State& state) {
+                                 const double rate = gemm_rate<T>(n);
+                                 for (auto _ : state) benchmark::DoNotOptimize(rate);
+                                 state.counters["flops_per_s"] = rate;
+                               })
+      ->Iterations(1);
+  benchmark::RegisterBenchmark(fmt::format("limits/gemv-ger-{}/N:{}", p, n).c_str(),
+                               [n](benchmark::State& state) {
+                                 const double rate = gemv_ger_rate<T>(n);
+                                 for (auto _ : state) benchmark::DoNotOptimize(rate);
+                                 state.counters["bytes_per_s"] = rate;
+                                 state.counters["of_bandwidth"] = rate / triad_rate();
+                               })
+      ->Iterations(1);
 }
 
 /// The baseline's (sm's) moves/s per (N, precision) in this run, for vs_sm.
@@ -253,13 +356,16 @@ void walk(benchmark::State& state, const std::string& strategy, const UpdaterOpt
   const std::size_t pool = data.pool.size();
   std::int64_t moves = 0;
   double cpu = 0;
+  const std::int64_t block = windows_per_clock_read(n);
   for (auto _ : state) {
     const double t0 = thread_seconds();
     do {
-      for (Eigen::Index w = 0; w < window; ++w, ++moves) {
-        const Ratio r = updater->ratio(moves % n, data.pool[std::size_t(moves) % pool]);
-        benchmark::DoNotOptimize(r);
-        updater->accept();
+      for (std::int64_t b = 0; b < block; ++b) {
+        for (Eigen::Index w = 0; w < window; ++w, ++moves) {
+          const Ratio r = updater->ratio(moves % n, data.pool[std::size_t(moves) % pool]);
+          benchmark::DoNotOptimize(r);
+          updater->accept();
+        }
       }
     } while (thread_seconds() - t0 < bench_options().seconds);
     // The moves still in the window pay for their flush inside the timing:
@@ -270,6 +376,9 @@ void walk(benchmark::State& state, const std::string& strategy, const UpdaterOpt
   state.SetItemsProcessed(moves);
   const double rate = double(moves) / cpu;
   const auto key = std::make_pair(n, options.precision);
+  const double probe = options.precision == Precision::double_ ? sm_loop_rate<double>(n)
+                                                               : sm_loop_rate<float>(n);
+  state.counters["vs_probe"] = rate / probe;
   if (baseline) sm_rates()[key] = rate;
   if (bound > 0) {
     state.counters["bound"] = bound;
@@ -577,7 +686,7 @@ std::unique_ptr<benchmark::BenchmarkReporter> csv_reporter_if(bool csv) {
 }  // namespace
 
 const char* bench_usage() {
-  return "  --n=LIST         sizes of the update and limit cases (default 256,1024,2048,4096)\n"
+  return "  --n=LIST         sizes of the update and limit cases (default 16,21,32,64,128,256,1024,2048,4096)\n"
          "  --seconds=T      CPU seconds per measured case (default 0.3)\n"
          "  --kernel=PATH    also walk an external kernel (slaterlab/kernel.h; repeatable)\n"
          "  --benchmark_filter=REGEX  run only matching cases, e.g. 'updates/delayed-.*-double/N:1024'\n"

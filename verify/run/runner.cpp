@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <ctime>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -30,6 +31,36 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
+
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+/// The thread's share of a CPU since mark(): CPU time over wall time, at
+/// most 1. A strategy's calls are timed with the wall clock (a CPU-time read
+/// is a system call, as long as a small-N move); on a shared machine that
+/// wall time also holds the time other processes ran. Preemptions fall in a
+/// call in proportion to the CPU time it takes, so the calls' wall time
+/// times the share over the same stretch of moves is, in expectation, their
+/// CPU time: the clock `slaterlab bench` reports, and the strategy's cost.
+class CpuShare {
+ public:
+  void mark() {
+    wall0_ = Clock::now();
+    cpu0_ = thread_cpu_seconds();
+  }
+  double share() const {
+    const double wall = seconds_since(wall0_);
+    const double cpu = thread_cpu_seconds() - cpu0_;
+    return wall > 0 ? std::clamp(cpu / wall, 0.0, 1.0) : 1.0;
+  }
+
+ private:
+  Clock::time_point wall0_{};
+  double cpu0_ = 0.0;
+};
 
 /// Ratio errors of one strategy since its last checkpoint.
 struct RatioErrors {
@@ -122,7 +153,8 @@ struct Lane {
   RatioErrors errors;
   CycleErrors cycle_errors;
   StrategySummary summary;
-  double elapsed_s = 0.0;
+  double elapsed_s = 0.0;  // CPU time in the strategy's calls (CpuShare)
+  double wall_s = 0.0;     // wall time in its calls since the last settle_elapsed()
   std::int64_t flips_total = 0;
   bool failed = false;
   // The strategy found the matrix singular to its precision (a
@@ -177,7 +209,7 @@ struct Lane {
     } catch (const std::exception& error) {
       fail(error);
     }
-    elapsed_s += seconds_since(t);
+    wall_s += seconds_since(t);
   }
 };
 
@@ -217,16 +249,27 @@ class LockstepExperiment {
   void step_without_reference(const Move& move, double u);
   /// A cycle with checkpoint-only references: the strategies only.
   void cycle_without_reference(const std::vector<ColumnUpdate>& updates);
-  /// Runs `call` on every live lane, timing it; a SingularMatrixError
-  /// suspends the lane, any other exception fails it.
+  /// Runs `call` (the strategy's own calls) on every live lane, timing it
+  /// alone; a SingularMatrixError suspends the lane, any other exception
+  /// fails it. After a call that returned, `measure(lane, result)` runs
+  /// untimed (the metrics are not the strategy's cost).
+  template <class Call, class Measure>
+  void for_live_lanes(const Call& call, const Measure& measure);
   template <class Call>
-  void for_live_lanes(const Call& call);
+  void for_live_lanes(const Call& call) {
+    for_live_lanes([&](Lane& lane) { return call(lane), true; }, [](Lane&, bool) {});
+  }
   /// After the exact matrix changed: resumes suspended lanes on it.
   void resume_lanes();
   bool decide(double rho, double u) const;
   /// The reference's decision: a move from a singular matrix has no ratio;
   /// Metropolis then accepts (|psi'|^2 / 0), forced acceptance draws as usual.
   bool decide(const reference::RatioInfo& ref, double u) const;
+  /// Turns the lanes' wall time since the last call into CPU time
+  /// (CpuShare) and starts the next stretch.
+  void settle_elapsed();
+  /// settle_elapsed() and a checkpoint, whose own time is no stretch's.
+  void settle_and_checkpoint();
   void checkpoint();
   void certify(const char* which);
   void finish(std::vector<CheckFailure>& failures);
@@ -258,11 +301,13 @@ class LockstepExperiment {
   std::int64_t last_checkpoint_ = 0;  // the move of the last checkpoint
   double reference_elapsed_s_ = 0.0;
   double ratio_condition_max_ = 0.0;
+  CpuShare cpu_share_;
   mutable Clock::time_point last_progress_{};
   bool progress_ = false;
 };
 
 void LockstepExperiment::start() {
+  cpu_share_.mark();
   const Eigen::MatrixXd a0 = workload_->initial_matrix();
   const auto t0 = Clock::now();
   try {
@@ -285,11 +330,26 @@ void LockstepExperiment::start() {
     } catch (const SingularMatrixError& error) {
       lane.fail(error);  // singular to this strategy's precision: a finding, not bad input
     }
-    lane.elapsed_s += seconds_since(t);
+    lane.wall_s += seconds_since(t);
     lanes_.push_back(std::move(lane));
   }
   certify("initial");
+  settle_and_checkpoint();
+}
+
+void LockstepExperiment::settle_elapsed() {
+  const double share = cpu_share_.share();
+  for (Lane& lane : lanes_) {
+    lane.elapsed_s += lane.wall_s * share;
+    lane.wall_s = 0.0;
+  }
+  cpu_share_.mark();
+}
+
+void LockstepExperiment::settle_and_checkpoint() {
+  settle_elapsed();
   checkpoint();
+  cpu_share_.mark();
 }
 
 bool LockstepExperiment::decide(double rho, double u) const {
@@ -304,19 +364,21 @@ bool LockstepExperiment::decide(const reference::RatioInfo& ref, double u) const
   return decide(ref.value, u);
 }
 
-template <class Call>
-void LockstepExperiment::for_live_lanes(const Call& call) {
+template <class Call, class Measure>
+void LockstepExperiment::for_live_lanes(const Call& call, const Measure& measure) {
   for (Lane& lane : lanes_) {
     if (!lane.live()) continue;
+    std::optional<decltype(call(lane))> result;
     const auto t0 = Clock::now();
     try {
-      call(lane);
+      result.emplace(call(lane));
     } catch (const SingularMatrixError&) {
       lane.suspend();
     } catch (const std::exception& error) {
       lane.fail(error);
     }
-    lane.elapsed_s += seconds_since(t0);
+    lane.wall_s += seconds_since(t0);
+    if (result) measure(lane, *result);
   }
 }
 
@@ -363,8 +425,8 @@ void LockstepExperiment::step_cycle() {
     ratio_condition_max_ = std::fmax(ratio_condition_max_, r.conditioning);
   }
   const double n = double(experiment_.workload.n);
-  for_live_lanes([&](Lane& lane) {
-    const CycleRatio r = apply_cycle(lane, updates);
+  const auto apply = [&](Lane& lane) { return apply_cycle(lane, updates); };
+  for_live_lanes(apply, [&](Lane& lane, const CycleRatio& r) {
     // Relative errors where the exact ratio is defined and nonzero: the
     // cycle's own, and each update's against the matrix just before it.
     if (ref.ratio.defined && ref.ratio.value != 0.0) {
@@ -412,9 +474,12 @@ void LockstepExperiment::step() {
   const bool accept = move.accept.value_or(reference_accept);
   const double n = double(experiment_.workload.n);
 
-  for_live_lanes([&](Lane& lane) {
+  const auto propose = [&](Lane& lane) {
     const Ratio r = lane.updater->ratio(move.k, move.column);
     if (accept) lane.updater->accept(); else lane.updater->reject();
+    return r;
+  };
+  for_live_lanes(propose, [&](Lane& lane, const Ratio& r) {
     // A ratio from a singular matrix is undefined, one onto it is 0: no
     // relative error for either, and no flip from an undefined one.
     if (ref.defined && ref.value != 0.0) {
@@ -636,7 +701,9 @@ bool LockstepExperiment::run(const RunOptions& options, std::vector<CheckFailure
     // A cycle of m moves may step over a multiple of checkpoint_every; a
     // run of cycles ends at the first cycle end at or after `moves`.
     const std::int64_t every = experiment_.checkpoint_every;
-    if (move_ / every > last_checkpoint_ / every || move_ >= experiment_.moves) checkpoint();
+    if (move_ / every > last_checkpoint_ / every || move_ >= experiment_.moves) {
+      settle_and_checkpoint();
+    }
     show_progress(false);
   }
   show_progress(true);

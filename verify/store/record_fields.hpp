@@ -73,7 +73,7 @@ void visit_fields(R& r, F&& f) {
   FIELD(recomputes, "count", "from-scratch refactorisations so far");
   FIELD(flushes, "count", "delayed-update flushes so far");
   FIELD(splits, "count", "split updates so far");
-  FIELD(elapsed_s, "s", "cumulative time inside the strategy's calls");
+  FIELD(elapsed_s, "s", "cumulative CPU time inside the strategy's calls");
   OPTIONAL_FIELD(cycle_ratio_error_max, "1",
                  "max |rho_s - rho_ref| / |rho_ref| of the update cycles since the last checkpoint "
                  "(NaN: no cycle)");
@@ -130,7 +130,7 @@ void visit_fields(R& r, F&& f) {
   FIELD(breakdowns, "count", "breakdowns over the run");
   FIELD(recomputes, "count", "from-scratch recomputes over the run");
   FIELD(splits, "count", "split updates over the run");
-  FIELD(elapsed_s, "s", "time inside the strategy's calls");
+  FIELD(elapsed_s, "s", "CPU time inside the strategy's calls");
   OPTIONAL_FIELD(max_cycle_ratio_error, "1", "max relative cycle-ratio error over the run (NaN: no cycle)");
   OPTIONAL_FIELD(max_cycle_ratio_error_eps, "eps", "max_cycle_ratio_error in units of epsilon");
   OPTIONAL_FIELD(cycle_breakdowns, "count", "update cycles reported as breakdowns over the run");

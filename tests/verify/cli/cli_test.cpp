@@ -69,6 +69,31 @@ TEST_F(Cli, BenchRunsOnlyTheSizesAndCasesAsked) {
   EXPECT_EQ(r.out.find("\"updates/delayed"), std::string::npos);  // filtered out
 }
 
+TEST_F(Cli, BenchProbesTheShermanMorrisonLoopAndComparesEveryUpdateWithIt) {
+  // The plain-loop probe runs in both precisions at the asked size, and
+  // every update case (sm, splitting, delayed) carries its ratio to it.
+  const Result r = run("bench --n=16 --seconds=0.01 "
+                       "--benchmark_filter='^(limits/sm-loop-|updates/(sm|splitting|delayed-4)-)' "
+                       "--benchmark_format=json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* name : {"limits/sm-loop-double/N:16", "limits/sm-loop-float/N:16",
+                           "updates/splitting-double/N:16", "updates/delayed-4-float/N:16"}) {
+    EXPECT_NE(r.out.find(std::string("\"") + name), std::string::npos) << name << "\n" << r.out;
+  }
+  EXPECT_NE(r.out.find("\"ns_per_move\""), std::string::npos) << r.out;
+  std::size_t cases = 0, ratios = 0;
+  for (std::size_t at = r.out.find("\"name\": \"updates/"); at != std::string::npos;
+       at = r.out.find("\"name\": \"updates/", at + 1)) {
+    ++cases;
+  }
+  for (std::size_t at = r.out.find("\"vs_probe\""); at != std::string::npos;
+       at = r.out.find("\"vs_probe\"", at + 1)) {
+    ++ratios;
+  }
+  EXPECT_GE(cases, 6u) << r.out;  // sm, splitting, delayed-4 incremental and naive, x 2
+  EXPECT_EQ(ratios, cases) << r.out;
+}
+
 TEST_F(Cli, BenchCsvCarriesEveryCaseAndEveryCounter) {
   // The triad case reports bytes, the sm case its bound: cases with
   // different counters, which Google Benchmark's own CSV reporter aborts on.
