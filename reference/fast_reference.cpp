@@ -27,6 +27,9 @@ constexpr int kMaxSteps = 8;
 // Above this observed contraction the preconditioner is renewed after the
 // move: each step then gains less than four digits.
 constexpr double kRenewContraction = 1e-4;
+// 1 + 4u: a rounded-down non-negative sum of two roundings times this,
+// rounded once more, is above the exact sum (accept()).
+constexpr double kOneUp = 1 + 4 * kU;
 
 // The bound of log|det A| at a factorisation (docs/fast-reference.md), first
 // order in the triangular solves' error:
@@ -95,6 +98,12 @@ void FastReference::factorize_with_log_det() {
   x_ = std::move(r.x);
   updates_since_refactor_ = 0;
   a_frobenius_ = a_.norm();
+  renew_row_sums();
+}
+
+// Each sum has N non-negative terms: up() covers its roundings.
+void FastReference::renew_row_sums() {
+  row_abs_ = a_.cwiseAbs().rowwise().sum().unaryExpr([](double s) { return up(s); });
 }
 
 void FastReference::refactor_preconditioner() {
@@ -102,38 +111,72 @@ void FastReference::refactor_preconditioner() {
   updates_since_refactor_ = 0;
   contraction_ = 2 * double(a_.rows()) * kU * norm_1(a_) * norm_1(x_);
   a_frobenius_ = a_.norm();
+  renew_row_sums();
   ++refactorisations_;
 }
 
-// y = A^{-1} a' by refinement: r = a' - A y in dd, y += X r. The error of the
-// final y_k: rho - y_k = e_k^T A^{-1} r, |.| <= ||e_k^T A^{-1}||_1 ||r||_inf with
-// ||e_k^T A^{-1}||_1 <= ||e_k^T X||_1 / (1 - theta), theta = ||I - X A|| (its
-// observed value: the first step's contraction), and ||r||_inf bounded by
-// the computed residual plus Dot2's error (gamma_{2N}^2 + gamma_N u) ||A||_inf ||y||_inf.
+// y = A^{-1} a' by refinement: r = a' - A y in dd, y += X r. The error of
+// y_j, from its residual r_j: rho - y_jk = e_k^T A^{-1} r_j, so
+//   |.| <= ||e_k^T A^{-1}||_1 ||r_j||_inf <= ||e_k^T X||_1 ||r_j||_inf / (1 - theta),
+// theta >= ||I - A X||_inf (its observed value: the larger of the one at the
+// factorisation and the first step's contraction), e_k^T A^{-1} = e_k^T X
+// (I - (I - A X))^{-1}; ||r_j||_inf <= the computed residual (rh, rl) plus
+// Dot2's error, u ||r_j|| + (gamma_{2N}^2 + 2 u gamma_N) ||A||_inf ||y_j||_inf.
+//
+// The bound of y_{j+1} = y_j + fl(X rh_j), before its own residual: with
+// r_j = rh_j + e_j (e_j = rl_j + Dot2's error) and fl(X rh_j) = X rh_j + g,
+// |g| <= gamma_N |X| |rh_j| (Higham, 3.5),
+//   A^{-1} a' - y_{j+1} = A^{-1} r_j - X rh_j - g - s
+//                       = (A^{-1} - X) rh_j + A^{-1} e_j - g - s,
+// s the dd sum's error, |s_k| <= 2 u^2 (|y_{j,k}| + |y_{j+1,k}|) (TwoSum
+// exact, one rounding of lo parts below u |hi| each). With A^{-1} - X =
+// A^{-1} (I - A X),
+//   |rho - y_{j+1,k}| <= ||e_k^T X||_1 ((theta / (1 - theta) + gamma_N) ||rh_j||_inf
+//                        + ||e_j||_inf / (1 - theta)) + |s_k|,
+// a bound that saves the last residual whenever it already meets the target.
+//
+// The target: the bound at most kFastStopFraction of both the trust threshold
+// (kFastTrustMargin u kappa_rho |rho|) and u |y_k| (then y_k rounds to
+// the same double as the exact ratio unless the ratio lies within that
+// fraction of an ulp of a rounding boundary). Where theta is so large or
+// the ratio so ill-conditioned that the refinement cannot get there, it goes
+// on until dd accuracy (8 u^2 |y_k|), stagnation or kMaxSteps.
 FastReference::Refined FastReference::refine(Eigen::Index k, const Eigen::VectorXd& new_column) {
   const int n = int(size());
   Eigen::VectorXd yh(n), yl = Eigen::VectorXd::Zero(n), rh(n), rl(n), d(n);
   cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, x_.data(), n, new_column.data(), 1, 0.0,
               yh.data(), 1);
-  const double a_inf = up(norm_inf(a_));
+  const double a_inf = up(row_abs_.maxCoeff());
   const double row_k = up(x_.row(k).cwiseAbs().sum());
+  const double row_2 = x_.row(k).norm();
   const double residual_floor = (dot2_gamma2(n) + dd::gamma(n) * 2 * kU) * a_inf;
+  const auto target = [&] {
+    const double scale = std::min(kFastTrustMargin * conditioning_scale(yh, k, row_2),
+                                  std::abs(yh(k)));
+    return kFastStopFraction * kU * scale;
+  };
   double theta = contraction_;
   double previous = yh.cwiseAbs().maxCoeff();
   double bound = kInf;
   int steps = 0;
+  bool stagnated = false;
   for (int step = 0;; ++step) {
     dd::residual_gemv(n, n, a_.data(), n, yh.data(), yl.data(), new_column.data(), rh.data(),
                       rl.data());
     const double y_inf = up(yh.cwiseAbs().maxCoeff() * (1 + 2 * kU));
-    const double r_inf = up((rh.cwiseAbs().maxCoeff() + rl.cwiseAbs().maxCoeff()) * (1 + kU) +
-                            residual_floor * y_inf);
-    bound = theta < 1 ? up(row_k * r_inf / (1 - theta)) : kInf;
+    const double rh_inf = rh.cwiseAbs().maxCoeff();
+    const double rl_inf = rl.cwiseAbs().maxCoeff();
+    const double e_inf = up(rl_inf + kU * (rh_inf + rl_inf) * (1 + kU) + residual_floor * y_inf);
+    bound = theta < 1 ? up(row_k * (rh_inf + e_inf) / (1 - theta)) : kInf;
     steps = step;
-    // Done at dd accuracy, or when another step cannot help.
-    if (bound <= 8 * kU * kU * std::abs(yh(k)) || step == kMaxSteps) break;
+    // Done at the target or at dd accuracy, or when another step cannot help.
+    if (bound <= target() || bound <= 8 * kU * kU * std::abs(yh(k)) || stagnated ||
+        step == kMaxSteps) {
+      break;
+    }
     cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, x_.data(), n, rh.data(), 1, 0.0,
                 d.data(), 1);
+    const double y_k_before = std::abs(yh(k));
     for (int i = 0; i < n; ++i) {
       const Dd s = dd::add(Dd{yh(i), yl(i)}, d(i));
       yh(i) = s.hi;
@@ -144,10 +187,26 @@ FastReference::Refined FastReference::refine(Eigen::Index k, const Eigen::Vector
       theta = std::max(theta, up(change / previous));
       contraction_ = std::max(contraction_, theta);
     }
-    if (step > 0 && change > 0.5 * previous) break;  // stagnation: the refinement is at its floor
+    if (theta < 1) {
+      const double predicted =
+          up(row_k * ((theta / (1 - theta) + dd::gamma(n)) * rh_inf + e_inf / (1 - theta)) +
+             2 * kU * kU * (y_k_before + std::abs(yh(k))));
+      if (predicted <= target()) {
+        bound = predicted;
+        steps = step + 1;
+        break;
+      }
+    }
+    // Stagnation: the refinement is at its floor; y_{j+1}'s residual gives its bound.
+    stagnated = step > 0 && change > 0.5 * previous;
     previous = change;
   }
-  return {std::move(yh), std::move(yl), bound, theta, steps};
+  return {std::move(yh), std::move(yl), bound, theta, row_2, steps};
+}
+
+double FastReference::conditioning_scale(const Eigen::VectorXd& yh, Eigen::Index k,
+                                         double row_2) const {
+  return std::max(std::abs(yh(k)), a_frobenius_ * row_2 * yh.norm());
 }
 
 FastRatio FastReference::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
@@ -178,9 +237,8 @@ FastRatio FastReference::ratio(Eigen::Index k, const Eigen::VectorXd& new_column
   const Dd rho{yh(k), yl(k)};
   out.info.value = rho.hi + rho.lo;
   out.error_bound = bound;
-  const double row_2 = x_.row(k).norm();
   out.info.conditioning =
-      rho.hi == 0 ? kInf : std::max(1.0, a_frobenius_ * row_2 * yh.norm() / std::abs(rho.hi));
+      rho.hi == 0 ? kInf : std::max(1.0, a_frobenius_ * y.row_2 * yh.norm() / std::abs(rho.hi));
   out.trusted = theta < 0.5 &&
                 bound <= kFastTrustMargin * kU * out.info.conditioning * std::abs(rho.hi);
   pending_ = true;
@@ -209,6 +267,13 @@ void FastReference::accept() {
   w(pending_k_) -= 1.0;
   cblas_dger(CblasColMajor, n, n, -1.0 / rho, w.data(), 1, v.data(), 1, x_.data(), n);
   const double old2 = a_.col(pending_k_).squaredNorm();
+  // The row sums of |A| follow the column: with s_i >= S_i (the exact sum),
+  // s_i - |o_i| >= 0 and two roundings of non-negative results, t >= (s_i -
+  // |o_i| + |n_i|) (1 - u)^2; one more rounding of t (1 + 4u) keeps s_i' >=
+  // S_i' since (1 - u)^3 (1 + 4u) > 1. Renewed exactly at refactorisations.
+  for (int i = 0; i < n; ++i) {
+    row_abs_(i) = (row_abs_(i) - std::abs(a_(i, pending_k_)) + std::abs(pending_column_(i))) * kOneUp;
+  }
   a_.col(pending_k_) = pending_column_;
   a_frobenius_ = std::sqrt(std::max(0.0, a_frobenius_ * a_frobenius_ - old2 +
                                              pending_column_.squaredNorm()));
