@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,113 @@ double log_det_bound(const LuResidual& r) {
   const double square_error = (2 * f_f + df_f) * df_f + 2 * kU * std::abs(r.trace2);
   const double remainder = fnorm < 0.5 ? nn * fnorm * fnorm * fnorm / (3 * (1 - fnorm)) : kInf;
   return up(trace_error + square_error + remainder + 4 * kU * kU * nn);
+}
+
+// R = I - A X0 by error-free splitting (Ozaki, Ogita, Oishi, Rump, Numer.
+// Algorithms 59, 2012), in BLAS products. Row i of A has a power of two
+// 2^{e_i} > max_j |a_ij|, column j of X0 one 2^{f_j} > max_i |x_ij|. A1 is
+// A rounded to multiples of 2^{e_i - b}, A2 the rest Ar = A - A1 rounded to
+// multiples of 2^{e_i - 2b}, A3 = Ar - A2; likewise X1, X0r = X0 - X1, X2,
+// X3 by columns. Every split is exact (a rounding to a multiple of a power
+// of two, by scaling and nearbyint, and a difference that is a multiple of
+// the entry's ulp no larger than the entry). The magnitudes: |A1| <= 2^e,
+// |A2| <= 2^{e-b-1} (1 + 2^-b), |A3| <= 2^{e-2b-1}, the same for X.
+//  - P1 = A1 X1: terms are multiples of 2^{e+f-2b} below 2^{e+f}; N of them
+//    sum to at most N 2^{2b} such units, every partial sum too.
+//  - P2 = A1 X2 + A2 X1 (two dgemms, the second accumulating): multiples of
+//    2^{e+f-3b}, 2N terms below 2^{e+f-b-1} (1 + 2^-b): at most N 2^{2b}
+//    (1 + 2^-b) units.
+//  With N 2^{2b} (1 + 2^-b) <= 2^53 (b below) both are exact in any order of
+//  summation, FMA or not, unless a unit underflows (checked: else the Dot2
+//  product is used; e_i + f_j >= log2 of |a_ij x_ji| / 4, so that needs rows
+//  and columns scaled apart by about 2^900, where the bound is infinite).
+//  - A X0 - P1 - P2 = A1 X3 + A3 X1 + Ar X0r =: Q, second order (below
+//    2^{-2b+1} |A||X0| entrywise), by three dgemms: |fl(Q) - Q| <= gamma_{3N}
+//    (|A1||X3| + |A3||X1| + |Ar||X0r|), in norm at most gamma_{3N} times the
+//    sum of the products of the factors' 1-norms.
+//  - R = I - P1 - P2 - fl(Q) summed in dd per entry: TwoSum exact, then
+//    each dd + double (TwoSum, one rounding of the lo parts, each below u
+//    |hi|, FastTwoSum) errs by at most 3u^2 (|s.hi| + |b|); the high part
+//    rounds hi + lo, within u |R^| (1 + u).
+// Returns R^ and a bound of ||R^ - R||_1, or nothing where a unit underflows
+// or a product could overflow.
+struct SplitResidual {
+  Eigen::MatrixXd r;
+  double error_1 = 0.0;
+};
+
+// Exponents 2^{e_k} > max |m| over rows (by_rows) or columns.
+Eigen::VectorXi magnitude_exponents(const Eigen::MatrixXd& m, bool by_rows) {
+  const Eigen::VectorXd max = by_rows ? Eigen::VectorXd(m.cwiseAbs().rowwise().maxCoeff())
+                                      : Eigen::VectorXd(m.cwiseAbs().colwise().maxCoeff().transpose());
+  Eigen::VectorXi e(max.size());
+  for (Eigen::Index i = 0; i < max.size(); ++i) std::frexp(max(i), &e(i));
+  return e;
+}
+
+// m rounded to multiples of 2^{e_k - shift} (k the row or the column); rest = m - head exactly.
+Eigen::MatrixXd split_head(const Eigen::MatrixXd& m, const Eigen::VectorXi& e, bool by_rows,
+                           int shift, Eigen::MatrixXd& rest) {
+  Eigen::MatrixXd head(m.rows(), m.cols());
+  for (Eigen::Index j = 0; j < m.cols(); ++j) {
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+      const int scale = (by_rows ? e(i) : e(j)) - shift;
+      head(i, j) = std::ldexp(std::nearbyint(std::ldexp(m(i, j), -scale)), scale);
+    }
+  }
+  rest = m - head;
+  return head;
+}
+
+void gemm_add(const Eigen::MatrixXd& p, const Eigen::MatrixXd& q, double beta, Eigen::MatrixXd& c) {
+  const int n = int(p.rows());
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, p.data(), n, q.data(), n,
+              beta, c.data(), n);
+}
+
+std::optional<SplitResidual> split_residual(const Eigen::MatrixXd& a, const Eigen::MatrixXd& x0) {
+  const int n = int(a.rows());
+  // b with N 2^{2b} (1 + 2^-b) <= 2^53: 2b <= 52 - ceil(log2 N).
+  int log_n = 0;
+  std::frexp(double(n - 1 > 0 ? n - 1 : 1), &log_n);  // 2^{log_n} >= N
+  const int b = (52 - log_n) / 2;
+  const Eigen::VectorXi e = magnitude_exponents(a, true);
+  const Eigen::VectorXi f = magnitude_exponents(x0, false);
+  // The smallest unit 2^{e+f-3b} normal, the largest product sum 2N 2^{e+f} finite.
+  if (e.minCoeff() + f.minCoeff() - 3 * b < -1021 || e.maxCoeff() + f.maxCoeff() + log_n + 2 > 1023) {
+    return std::nullopt;
+  }
+  Eigen::MatrixXd ar, a3, x0r, x3;
+  const Eigen::MatrixXd a1 = split_head(a, e, true, b, ar);
+  const Eigen::MatrixXd a2 = split_head(ar, e, true, 2 * b, a3);
+  const Eigen::MatrixXd x1 = split_head(x0, f, false, b, x0r);
+  const Eigen::MatrixXd x2 = split_head(x0r, f, false, 2 * b, x3);
+  Eigen::MatrixXd p1(n, n), p2(n, n), q(n, n);
+  gemm_add(a1, x1, 0.0, p1);
+  gemm_add(a1, x2, 0.0, p2);
+  gemm_add(a2, x1, 1.0, p2);
+  gemm_add(a1, x3, 0.0, q);
+  gemm_add(a3, x1, 1.0, q);
+  gemm_add(ar, x0r, 1.0, q);
+  SplitResidual out{Eigen::MatrixXd(n, n), 0.0};
+  double sum_error_1 = 0.0;  // the dd sums' errors, largest column sum
+  for (int j = 0; j < n; ++j) {
+    double column = 0.0;
+    for (int i = 0; i < n; ++i) {
+      Dd s = dd::two_sum(i == j ? 1.0 : 0.0, -p1(i, j));
+      column += std::abs(s.hi) + std::abs(p2(i, j));
+      s = dd::add(s, -p2(i, j));
+      column += std::abs(s.hi) + std::abs(q(i, j));
+      s = dd::add(s, -q(i, j));
+      out.r(i, j) = s.hi + s.lo;
+    }
+    sum_error_1 = std::max(sum_error_1, column);
+  }
+  const double q_error = dd::gamma(3 * double(n)) * up(norm_1(a1) * norm_1(x3) +
+                                                        norm_1(a3) * norm_1(x1) +
+                                                        norm_1(ar) * norm_1(x0r));
+  out.error_1 = up(kU * norm_1(out.r) * (1 + kU) + q_error + 3 * kU * kU * up(sum_error_1));
+  return out;
 }
 
 }  // namespace
@@ -306,26 +414,38 @@ FastLogDet FastReference::log_det() const {
   return out;
 }
 
-// X1 = X0 + X0 R^, R^ = dd(I - A X0) rounded to double. With R = I - A X0,
+// X1 = X0 + X0 R^, R^ = I - A X0 to about u^2 (split_residual, or Dot2
+// where splitting cannot be exact) rounded to double. With R = I - A X0,
 // dR = R^ - R and G the rounding of the product X0 R^ (|G| <= gamma_N |X0||R^|):
 //   I - A X1 = -dR + R R^ - A G, so ||I - A X1|| <= ||dR|| + ||R|| ||R^|| + ||A|| ||G||,
-// and ||A^{-1} - X1|| <= ||X1|| ||I - A X1|| / (1 - ||I - A X1||).
+// and ||A^{-1} - X1|| <= ||X1|| ||I - A X1|| / (1 - ||I - A X1||). X0 is the
+// preconditioner itself while no update has touched it since its LU (the
+// same LAPACK calls on the same matrix).
 FastInverse FastReference::inverse() const {
   require_ready("inverse");
   const int n = int(size());
-  const Eigen::MatrixXd x0 = lu_inverse(double_lu(a_));
-  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n, n);
-  Eigen::MatrixXd rh(n, n), rl(n, n);
-  dd::residual_gemm(n, n, n, a_.data(), n, dd::Shape::full, x0.data(), n, dd::Shape::full,
-                    identity.data(), n, rh.data(), rl.data(), n);
+  const Eigen::MatrixXd x0 = updates_since_refactor_ == 0 ? x_ : lu_inverse(double_lu(a_));
+  const double nn = double(n);
+  const double a1 = up(norm_1(a_)), x01 = up(norm_1(x0));
+  Eigen::MatrixXd rh;
+  double dr = 0.0;
+  if (std::optional<SplitResidual> split = split_residual(a_, x0)) {
+    rh = std::move(split->r);
+    dr = split->error_1;
+  } else {
+    const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n, n);
+    Eigen::MatrixXd rl(n, n);
+    rh.resize(n, n);
+    dd::residual_gemm(n, n, n, a_.data(), n, dd::Shape::full, x0.data(), n, dd::Shape::full,
+                      identity.data(), n, rh.data(), rl.data(), n);
+    dr = up(2 * kU * norm_1(rh) + dot2_gamma2(nn) * a1 * x01);
+  }
   Eigen::MatrixXd correction(n, n);
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, x0.data(), n, rh.data(), n,
               0.0, correction.data(), n);
   FastInverse out;
   out.inverse = x0 + correction;  // X1 = X0 + correction exactly in dd; the hi part returned
-  const double nn = double(n);
-  const double a1 = up(norm_1(a_)), x01 = up(norm_1(x0)), r1 = up(norm_1(rh));
-  const double dr = up(2 * kU * r1 + dot2_gamma2(nn) * a1 * x01);
+  const double r1 = up(norm_1(rh));
   const double g = up(dd::gamma(nn) * x01 * r1);
   const double residual = up(dr + (r1 + dr) * r1 + a1 * g);
   out.relative_bound = residual < 1 ? up(residual / (1 - residual)) : kInf;
