@@ -123,6 +123,13 @@ void residual_gemv(int m, int n, const double* a, int lda, const double* yh, con
     const int rows = std::min(kRows, m - i0);
     double* si = s.data() + i0;
     double* ci = c.data() + i0;
+    // The products with yl right after their columns' Dot2 pass, while the
+    // column pieces are in L1.
+    const auto low_parts = [&](int j0, int j1) {
+      for (int j = j0; j < j1; ++j) {
+        if (yl[j] != 0.0) axpy(rows, -yl[j], column(j, i0), ci);
+      }
+    };
     int j = 0;
     for (; j + 4 <= n; j += 4) {
       if (yh[j] != 0.0 && yh[j + 1] != 0.0 && yh[j + 2] != 0.0 && yh[j + 3] != 0.0) {
@@ -134,12 +141,11 @@ void residual_gemv(int m, int n, const double* a, int lda, const double* yh, con
           if (yh[q] != 0.0) dot2_axpy(rows, -yh[q], column(q, i0), si, ci);
         }
       }
+      low_parts(j, j + 4);
     }
     for (; j < n; ++j) {
       if (yh[j] != 0.0) dot2_axpy(rows, -yh[j], column(j, i0), si, ci);
-    }
-    for (j = 0; j < n; ++j) {
-      if (yl[j] != 0.0) axpy(rows, -yl[j], column(j, i0), ci);
+      low_parts(j, j + 1);
     }
   }
   normalise(m, s.data(), c.data(), rh, rl);

@@ -99,11 +99,17 @@ Eigen::VectorXi magnitude_exponents(const Eigen::MatrixXd& m, bool by_rows) {
 // m rounded to multiples of 2^{e_k - shift} (k the row or the column); rest = m - head exactly.
 Eigen::MatrixXd split_head(const Eigen::MatrixXd& m, const Eigen::VectorXi& e, bool by_rows,
                            int shift, Eigen::MatrixXd& rest) {
+  // Multiplications by powers of two, exact within split_residual's exponent check.
+  Eigen::VectorXd up_scale(e.size()), down_scale(e.size());
+  for (Eigen::Index k = 0; k < e.size(); ++k) {
+    up_scale(k) = std::ldexp(1.0, e(k) - shift);
+    down_scale(k) = std::ldexp(1.0, shift - e(k));
+  }
   Eigen::MatrixXd head(m.rows(), m.cols());
   for (Eigen::Index j = 0; j < m.cols(); ++j) {
     for (Eigen::Index i = 0; i < m.rows(); ++i) {
-      const int scale = (by_rows ? e(i) : e(j)) - shift;
-      head(i, j) = std::ldexp(std::nearbyint(std::ldexp(m(i, j), -scale)), scale);
+      const Eigen::Index k = by_rows ? i : j;
+      head(i, j) = std::nearbyint(m(i, j) * down_scale(k)) * up_scale(k);
     }
   }
   rest = m - head;
@@ -124,8 +130,10 @@ std::optional<SplitResidual> split_residual(const Eigen::MatrixXd& a, const Eige
   const int b = (52 - log_n) / 2;
   const Eigen::VectorXi e = magnitude_exponents(a, true);
   const Eigen::VectorXi f = magnitude_exponents(x0, false);
-  // The smallest unit 2^{e+f-3b} normal, the largest product sum 2N 2^{e+f} finite.
-  if (e.minCoeff() + f.minCoeff() - 3 * b < -1021 || e.maxCoeff() + f.maxCoeff() + log_n + 2 > 1023) {
+  // The smallest unit 2^{e+f-3b} normal, the largest product sum 2N 2^{e+f}
+  // finite, and the scales 2^{+-(e - 2b)} of split_head normal.
+  if (e.minCoeff() + f.minCoeff() - 3 * b < -1021 || e.maxCoeff() + f.maxCoeff() + log_n + 2 > 1023 ||
+      std::min(e.minCoeff(), f.minCoeff()) - 2 * b < -1021) {
     return std::nullopt;
   }
   Eigen::MatrixXd ar, a3, x0r, x3;
