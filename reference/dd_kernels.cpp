@@ -59,18 +59,38 @@ Dd log_abs(Dd x, std::int64_t exponent2) {
 
 namespace {
 
-/// s + c += a * b over n entries: TwoProd, TwoSum, errors gathered in c.
+/// s + c += a * b for one entry: TwoProd, TwoSum, the errors gathered in c.
+inline void dot2_step(double a, double b, double& s, double& c) {
+  const double p = a * b;
+  const double pe = std::fma(a, b, -p);
+  const double t = s + p;
+  const double bb = t - s;
+  const double se = (s - (t - bb)) + (p - bb);
+  s = t;
+  c += se + pe;
+}
+
+/// s + c += a * b over n entries.
 SLATERLAB_DD_CLONES
 void dot2_axpy(int n, double b, const double* __restrict a, double* __restrict s,
                double* __restrict c) {
+  for (int i = 0; i < n; ++i) dot2_step(a[i], b, s[i], c[i]);
+}
+
+/// dot2_axpy for four columns in turn (a0 b0, then a1 b1, ...), s and c held
+/// in registers across the four.
+SLATERLAB_DD_CLONES
+void dot2_axpy4(int n, const double* b, const double* __restrict a0, const double* __restrict a1,
+                const double* __restrict a2, const double* __restrict a3, double* __restrict s,
+                double* __restrict c) {
   for (int i = 0; i < n; ++i) {
-    const double p = a[i] * b;
-    const double pe = std::fma(a[i], b, -p);
-    const double t = s[i] + p;
-    const double bb = t - s[i];
-    const double se = (s[i] - (t - bb)) + (p - bb);
-    s[i] = t;
-    c[i] += se + pe;
+    double si = s[i], ci = c[i];
+    dot2_step(a0[i], b[0], si, ci);
+    dot2_step(a1[i], b[1], si, ci);
+    dot2_step(a2[i], b[2], si, ci);
+    dot2_step(a3[i], b[3], si, ci);
+    s[i] = si;
+    c[i] = ci;
   }
 }
 
@@ -138,11 +158,41 @@ double cascade_difference(int m, int terms, const double* c0, const double* cons
 
 void residual_gemv(int m, int n, const double* a, int lda, const double* yh, const double* yl,
                    const double* b, double* rh, double* rl) {
+  // Strips of kRows rows keep the accumulators in L1 over all columns; the
+  // columns go four at a time where all four have a non-zero yh. Per entry
+  // the products are summed by TwoSum in column order, their errors and the
+  // products with yl in plain double: Dot2, the same bound.
+  constexpr int kRows = 512;
   std::vector<double> s(b, b + m), c(std::size_t(m), 0.0);
-  for (int j = 0; j < n; ++j) {
-    const double* col = a + std::size_t(j) * std::size_t(lda);
-    if (yh[j] != 0.0) dot2_axpy(m, -yh[j], col, s.data(), c.data());
-    if (yl[j] != 0.0) axpy(m, -yl[j], col, c.data());
+  const auto column = [&](int j, int i0) { return a + std::size_t(j) * std::size_t(lda) + i0; };
+  for (int i0 = 0; i0 < m; i0 += kRows) {
+    const int rows = std::min(kRows, m - i0);
+    double* si = s.data() + i0;
+    double* ci = c.data() + i0;
+    // The products with yl right after their columns' Dot2 pass, while the
+    // column pieces are in L1.
+    const auto low_parts = [&](int j0, int j1) {
+      for (int j = j0; j < j1; ++j) {
+        if (yl[j] != 0.0) axpy(rows, -yl[j], column(j, i0), ci);
+      }
+    };
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+      if (yh[j] != 0.0 && yh[j + 1] != 0.0 && yh[j + 2] != 0.0 && yh[j + 3] != 0.0) {
+        const double bq[4] = {-yh[j], -yh[j + 1], -yh[j + 2], -yh[j + 3]};
+        dot2_axpy4(rows, bq, column(j, i0), column(j + 1, i0), column(j + 2, i0),
+                   column(j + 3, i0), si, ci);
+      } else {
+        for (int q = j; q < j + 4; ++q) {
+          if (yh[q] != 0.0) dot2_axpy(rows, -yh[q], column(q, i0), si, ci);
+        }
+      }
+      low_parts(j, j + 4);
+    }
+    for (; j < n; ++j) {
+      if (yh[j] != 0.0) dot2_axpy(rows, -yh[j], column(j, i0), si, ci);
+      low_parts(j, j + 1);
+    }
   }
   normalise(m, s.data(), c.data(), rh, rl);
 }

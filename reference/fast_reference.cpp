@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ constexpr int kMaxSteps = 8;
 // Above this observed contraction the preconditioner is renewed after the
 // move: each step then gains less than four digits.
 constexpr double kRenewContraction = 1e-4;
+// 1 + 4u: a rounded-down non-negative sum of two roundings times this,
+// rounded once more, is above the exact sum (accept()).
+constexpr double kOneUp = 1 + 4 * kU;
 
 // The bound of log|det A| at a factorisation (docs/fast-reference.md), first
 // order in the triangular solves' error:
@@ -48,6 +52,121 @@ double log_det_bound(const LuResidual& r) {
   const double square_error = (2 * f_f + df_f) * df_f + 2 * kU * std::abs(r.trace2);
   const double remainder = fnorm < 0.5 ? nn * fnorm * fnorm * fnorm / (3 * (1 - fnorm)) : kInf;
   return up(trace_error + square_error + remainder + 4 * kU * kU * nn);
+}
+
+// R = I - A X0 by error-free splitting (Ozaki, Ogita, Oishi, Rump, Numer.
+// Algorithms 59, 2012), in BLAS products. Row i of A has a power of two
+// 2^{e_i} > max_j |a_ij|, column j of X0 one 2^{f_j} > max_i |x_ij|. A1 is
+// A rounded to multiples of 2^{e_i - b}, A2 the rest Ar = A - A1 rounded to
+// multiples of 2^{e_i - 2b}, A3 = Ar - A2; likewise X1, X0r = X0 - X1, X2,
+// X3 by columns. Every split is exact (a rounding to a multiple of a power
+// of two, by scaling and nearbyint, and a difference that is a multiple of
+// the entry's ulp no larger than the entry). The magnitudes: |A1| <= 2^e,
+// |A2| <= 2^{e-b-1} (1 + 2^-b), |A3| <= 2^{e-2b-1}, the same for X.
+//  - P1 = A1 X1: terms are multiples of 2^{e+f-2b} below 2^{e+f}; N of them
+//    sum to at most N 2^{2b} such units, every partial sum too.
+//  - P2 = A1 X2 + A2 X1 (two dgemms, the second accumulating): multiples of
+//    2^{e+f-3b}, 2N terms below 2^{e+f-b-1} (1 + 2^-b): at most N 2^{2b}
+//    (1 + 2^-b) units.
+//  With N 2^{2b} (1 + 2^-b) <= 2^53 (b below) both are exact in any order of
+//  summation, FMA or not, unless a unit underflows (checked: else the Dot2
+//  product is used; e_i + f_j >= log2 of |a_ij x_ji| / 4, so that needs rows
+//  and columns scaled apart by about 2^900, where the bound is infinite).
+//  - A X0 - P1 - P2 = A1 X3 + A3 X1 + Ar X0r =: Q, second order (below
+//    2^{-2b+1} |A||X0| entrywise), by three dgemms: |fl(Q) - Q| <= gamma_{3N}
+//    (|A1||X3| + |A3||X1| + |Ar||X0r|), in norm at most gamma_{3N} times the
+//    sum of the products of the factors' 1-norms.
+//  - R = I - P1 - P2 - fl(Q) summed in dd per entry: TwoSum exact, then
+//    each dd + double (TwoSum, one rounding of the lo parts, each below u
+//    |hi|, FastTwoSum) errs by at most 3u^2 (|s.hi| + |b|); the high part
+//    rounds hi + lo, within u |R^| (1 + u).
+// Returns R^ and a bound of ||R^ - R||_1, or nothing where a unit underflows
+// or a product could overflow.
+struct SplitResidual {
+  Eigen::MatrixXd r;
+  double error_1 = 0.0;
+};
+
+// Exponents 2^{e_k} > max |m| over rows (by_rows) or columns.
+Eigen::VectorXi magnitude_exponents(const Eigen::MatrixXd& m, bool by_rows) {
+  const Eigen::VectorXd max = by_rows ? Eigen::VectorXd(m.cwiseAbs().rowwise().maxCoeff())
+                                      : Eigen::VectorXd(m.cwiseAbs().colwise().maxCoeff().transpose());
+  Eigen::VectorXi e(max.size());
+  for (Eigen::Index i = 0; i < max.size(); ++i) std::frexp(max(i), &e(i));
+  return e;
+}
+
+// m rounded to multiples of 2^{e_k - shift} (k the row or the column); rest = m - head exactly.
+Eigen::MatrixXd split_head(const Eigen::MatrixXd& m, const Eigen::VectorXi& e, bool by_rows,
+                           int shift, Eigen::MatrixXd& rest) {
+  // Multiplications by powers of two, exact within split_residual's exponent check.
+  Eigen::VectorXd up_scale(e.size()), down_scale(e.size());
+  for (Eigen::Index k = 0; k < e.size(); ++k) {
+    up_scale(k) = std::ldexp(1.0, e(k) - shift);
+    down_scale(k) = std::ldexp(1.0, shift - e(k));
+  }
+  Eigen::MatrixXd head(m.rows(), m.cols());
+  for (Eigen::Index j = 0; j < m.cols(); ++j) {
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+      const Eigen::Index k = by_rows ? i : j;
+      head(i, j) = std::nearbyint(m(i, j) * down_scale(k)) * up_scale(k);
+    }
+  }
+  rest = m - head;
+  return head;
+}
+
+void gemm_add(const Eigen::MatrixXd& p, const Eigen::MatrixXd& q, double beta, Eigen::MatrixXd& c) {
+  const int n = int(p.rows());
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, p.data(), n, q.data(), n,
+              beta, c.data(), n);
+}
+
+std::optional<SplitResidual> split_residual(const Eigen::MatrixXd& a, const Eigen::MatrixXd& x0) {
+  const int n = int(a.rows());
+  // b with N 2^{2b} (1 + 2^-b) <= 2^53: 2b <= 52 - ceil(log2 N).
+  int log_n = 0;
+  std::frexp(double(n - 1 > 0 ? n - 1 : 1), &log_n);  // 2^{log_n} >= N
+  const int b = (52 - log_n) / 2;
+  const Eigen::VectorXi e = magnitude_exponents(a, true);
+  const Eigen::VectorXi f = magnitude_exponents(x0, false);
+  // The smallest unit 2^{e+f-3b} normal, the largest product sum 2N 2^{e+f}
+  // finite, and the scales 2^{+-(e - 2b)} of split_head normal.
+  if (e.minCoeff() + f.minCoeff() - 3 * b < -1021 || e.maxCoeff() + f.maxCoeff() + log_n + 2 > 1023 ||
+      std::min(e.minCoeff(), f.minCoeff()) - 2 * b < -1021) {
+    return std::nullopt;
+  }
+  Eigen::MatrixXd ar, a3, x0r, x3;
+  const Eigen::MatrixXd a1 = split_head(a, e, true, b, ar);
+  const Eigen::MatrixXd a2 = split_head(ar, e, true, 2 * b, a3);
+  const Eigen::MatrixXd x1 = split_head(x0, f, false, b, x0r);
+  const Eigen::MatrixXd x2 = split_head(x0r, f, false, 2 * b, x3);
+  Eigen::MatrixXd p1(n, n), p2(n, n), q(n, n);
+  gemm_add(a1, x1, 0.0, p1);
+  gemm_add(a1, x2, 0.0, p2);
+  gemm_add(a2, x1, 1.0, p2);
+  gemm_add(a1, x3, 0.0, q);
+  gemm_add(a3, x1, 1.0, q);
+  gemm_add(ar, x0r, 1.0, q);
+  SplitResidual out{Eigen::MatrixXd(n, n), 0.0};
+  double sum_error_1 = 0.0;  // the dd sums' errors, largest column sum
+  for (int j = 0; j < n; ++j) {
+    double column = 0.0;
+    for (int i = 0; i < n; ++i) {
+      Dd s = dd::two_sum(i == j ? 1.0 : 0.0, -p1(i, j));
+      column += std::abs(s.hi) + std::abs(p2(i, j));
+      s = dd::add(s, -p2(i, j));
+      column += std::abs(s.hi) + std::abs(q(i, j));
+      s = dd::add(s, -q(i, j));
+      out.r(i, j) = s.hi + s.lo;
+    }
+    sum_error_1 = std::max(sum_error_1, column);
+  }
+  const double q_error = dd::gamma(3 * double(n)) * up(norm_1(a1) * norm_1(x3) +
+                                                        norm_1(a3) * norm_1(x1) +
+                                                        norm_1(ar) * norm_1(x0r));
+  out.error_1 = up(kU * norm_1(out.r) * (1 + kU) + q_error + 3 * kU * kU * up(sum_error_1));
+  return out;
 }
 
 }  // namespace
@@ -95,6 +214,12 @@ void FastReference::factorize_with_log_det() {
   x_ = std::move(r.x);
   updates_since_refactor_ = 0;
   a_frobenius_ = a_.norm();
+  renew_row_sums();
+}
+
+// Each sum has N non-negative terms: up() covers its roundings.
+void FastReference::renew_row_sums() {
+  row_abs_ = a_.cwiseAbs().rowwise().sum().unaryExpr([](double s) { return up(s); });
 }
 
 void FastReference::refactor_preconditioner() {
@@ -102,38 +227,72 @@ void FastReference::refactor_preconditioner() {
   updates_since_refactor_ = 0;
   contraction_ = 2 * double(a_.rows()) * kU * norm_1(a_) * norm_1(x_);
   a_frobenius_ = a_.norm();
+  renew_row_sums();
   ++refactorisations_;
 }
 
-// y = A^{-1} a' by refinement: r = a' - A y in dd, y += X r. The error of the
-// final y_k: rho - y_k = e_k^T A^{-1} r, |.| <= ||e_k^T A^{-1}||_1 ||r||_inf with
-// ||e_k^T A^{-1}||_1 <= ||e_k^T X||_1 / (1 - theta), theta = ||I - X A|| (its
-// observed value: the first step's contraction), and ||r||_inf bounded by
-// the computed residual plus Dot2's error (gamma_{2N}^2 + gamma_N u) ||A||_inf ||y||_inf.
+// y = A^{-1} a' by refinement: r = a' - A y in dd, y += X r. The error of
+// y_j, from its residual r_j: rho - y_jk = e_k^T A^{-1} r_j, so
+//   |.| <= ||e_k^T A^{-1}||_1 ||r_j||_inf <= ||e_k^T X||_1 ||r_j||_inf / (1 - theta),
+// theta >= ||I - A X||_inf (its observed value: the larger of the one at the
+// factorisation and the first step's contraction), e_k^T A^{-1} = e_k^T X
+// (I - (I - A X))^{-1}; ||r_j||_inf <= the computed residual (rh, rl) plus
+// Dot2's error, u ||r_j|| + (gamma_{2N}^2 + 2 u gamma_N) ||A||_inf ||y_j||_inf.
+//
+// The bound of y_{j+1} = y_j + fl(X rh_j), before its own residual: with
+// r_j = rh_j + e_j (e_j = rl_j + Dot2's error) and fl(X rh_j) = X rh_j + g,
+// |g| <= gamma_N |X| |rh_j| (Higham, 3.5),
+//   A^{-1} a' - y_{j+1} = A^{-1} r_j - X rh_j - g - s
+//                       = (A^{-1} - X) rh_j + A^{-1} e_j - g - s,
+// s the dd sum's error, |s_k| <= 2 u^2 (|y_{j,k}| + |y_{j+1,k}|) (TwoSum
+// exact, one rounding of lo parts below u |hi| each). With A^{-1} - X =
+// A^{-1} (I - A X),
+//   |rho - y_{j+1,k}| <= ||e_k^T X||_1 ((theta / (1 - theta) + gamma_N) ||rh_j||_inf
+//                        + ||e_j||_inf / (1 - theta)) + |s_k|,
+// a bound that saves the last residual whenever it already meets the target.
+//
+// The target: the bound at most kFastStopFraction of both the trust threshold
+// (kFastTrustMargin u kappa_rho |rho|) and u |y_k| (then y_k rounds to
+// the same double as the exact ratio unless the ratio lies within that
+// fraction of an ulp of a rounding boundary). Where theta is so large or
+// the ratio so ill-conditioned that the refinement cannot get there, it goes
+// on until dd accuracy (8 u^2 |y_k|), stagnation or kMaxSteps.
 FastReference::Refined FastReference::refine(Eigen::Index k, const Eigen::VectorXd& new_column) {
   const int n = int(size());
   Eigen::VectorXd yh(n), yl = Eigen::VectorXd::Zero(n), rh(n), rl(n), d(n);
   cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, x_.data(), n, new_column.data(), 1, 0.0,
               yh.data(), 1);
-  const double a_inf = up(norm_inf(a_));
+  const double a_inf = up(row_abs_.maxCoeff());
   const double row_k = up(x_.row(k).cwiseAbs().sum());
+  const double row_2 = x_.row(k).norm();
   const double residual_floor = (dot2_gamma2(n) + dd::gamma(n) * 2 * kU) * a_inf;
+  const auto target = [&] {
+    const double scale = std::min(kFastTrustMargin * conditioning_scale(yh, k, row_2),
+                                  std::abs(yh(k)));
+    return kFastStopFraction * kU * scale;
+  };
   double theta = contraction_;
   double previous = yh.cwiseAbs().maxCoeff();
   double bound = kInf;
   int steps = 0;
+  bool stagnated = false;
   for (int step = 0;; ++step) {
     dd::residual_gemv(n, n, a_.data(), n, yh.data(), yl.data(), new_column.data(), rh.data(),
                       rl.data());
     const double y_inf = up(yh.cwiseAbs().maxCoeff() * (1 + 2 * kU));
-    const double r_inf = up((rh.cwiseAbs().maxCoeff() + rl.cwiseAbs().maxCoeff()) * (1 + kU) +
-                            residual_floor * y_inf);
-    bound = theta < 1 ? up(row_k * r_inf / (1 - theta)) : kInf;
+    const double rh_inf = rh.cwiseAbs().maxCoeff();
+    const double rl_inf = rl.cwiseAbs().maxCoeff();
+    const double e_inf = up(rl_inf + kU * (rh_inf + rl_inf) * (1 + kU) + residual_floor * y_inf);
+    bound = theta < 1 ? up(row_k * (rh_inf + e_inf) / (1 - theta)) : kInf;
     steps = step;
-    // Done at dd accuracy, or when another step cannot help.
-    if (bound <= 8 * kU * kU * std::abs(yh(k)) || step == kMaxSteps) break;
+    // Done at the target or at dd accuracy, or when another step cannot help.
+    if (bound <= target() || bound <= 8 * kU * kU * std::abs(yh(k)) || stagnated ||
+        step == kMaxSteps) {
+      break;
+    }
     cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, x_.data(), n, rh.data(), 1, 0.0,
                 d.data(), 1);
+    const double y_k_before = std::abs(yh(k));
     for (int i = 0; i < n; ++i) {
       const Dd s = dd::add(Dd{yh(i), yl(i)}, d(i));
       yh(i) = s.hi;
@@ -144,10 +303,26 @@ FastReference::Refined FastReference::refine(Eigen::Index k, const Eigen::Vector
       theta = std::max(theta, up(change / previous));
       contraction_ = std::max(contraction_, theta);
     }
-    if (step > 0 && change > 0.5 * previous) break;  // stagnation: the refinement is at its floor
+    if (theta < 1) {
+      const double predicted =
+          up(row_k * ((theta / (1 - theta) + dd::gamma(n)) * rh_inf + e_inf / (1 - theta)) +
+             2 * kU * kU * (y_k_before + std::abs(yh(k))));
+      if (predicted <= target()) {
+        bound = predicted;
+        steps = step + 1;
+        break;
+      }
+    }
+    // Stagnation: the refinement is at its floor; y_{j+1}'s residual gives its bound.
+    stagnated = step > 0 && change > 0.5 * previous;
     previous = change;
   }
-  return {std::move(yh), std::move(yl), bound, theta, steps};
+  return {std::move(yh), std::move(yl), bound, theta, row_2, steps};
+}
+
+double FastReference::conditioning_scale(const Eigen::VectorXd& yh, Eigen::Index k,
+                                         double row_2) const {
+  return std::max(std::abs(yh(k)), a_frobenius_ * row_2 * yh.norm());
 }
 
 FastRatio FastReference::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
@@ -178,9 +353,8 @@ FastRatio FastReference::ratio(Eigen::Index k, const Eigen::VectorXd& new_column
   const Dd rho{yh(k), yl(k)};
   out.info.value = rho.hi + rho.lo;
   out.error_bound = bound;
-  const double row_2 = x_.row(k).norm();
   out.info.conditioning =
-      rho.hi == 0 ? kInf : std::max(1.0, a_frobenius_ * row_2 * yh.norm() / std::abs(rho.hi));
+      rho.hi == 0 ? kInf : std::max(1.0, a_frobenius_ * y.row_2 * yh.norm() / std::abs(rho.hi));
   out.trusted = theta < 0.5 &&
                 bound <= kFastTrustMargin * kU * out.info.conditioning * std::abs(rho.hi);
   pending_ = true;
@@ -209,6 +383,13 @@ void FastReference::accept() {
   w(pending_k_) -= 1.0;
   cblas_dger(CblasColMajor, n, n, -1.0 / rho, w.data(), 1, v.data(), 1, x_.data(), n);
   const double old2 = a_.col(pending_k_).squaredNorm();
+  // The row sums of |A| follow the column: with s_i >= S_i (the exact sum),
+  // s_i - |o_i| >= 0 and two roundings of non-negative results, t >= (s_i -
+  // |o_i| + |n_i|) (1 - u)^2; one more rounding of t (1 + 4u) keeps s_i' >=
+  // S_i' since (1 - u)^3 (1 + 4u) > 1. Renewed exactly at refactorisations.
+  for (int i = 0; i < n; ++i) {
+    row_abs_(i) = (row_abs_(i) - std::abs(a_(i, pending_k_)) + std::abs(pending_column_(i))) * kOneUp;
+  }
   a_.col(pending_k_) = pending_column_;
   a_frobenius_ = std::sqrt(std::max(0.0, a_frobenius_ * a_frobenius_ - old2 +
                                              pending_column_.squaredNorm()));
@@ -241,26 +422,38 @@ FastLogDet FastReference::log_det() const {
   return out;
 }
 
-// X1 = X0 + X0 R^, R^ = dd(I - A X0) rounded to double. With R = I - A X0,
+// X1 = X0 + X0 R^, R^ = I - A X0 to about u^2 (split_residual, or Dot2
+// where splitting cannot be exact) rounded to double. With R = I - A X0,
 // dR = R^ - R and G the rounding of the product X0 R^ (|G| <= gamma_N |X0||R^|):
 //   I - A X1 = -dR + R R^ - A G, so ||I - A X1|| <= ||dR|| + ||R|| ||R^|| + ||A|| ||G||,
-// and ||A^{-1} - X1|| <= ||X1|| ||I - A X1|| / (1 - ||I - A X1||).
+// and ||A^{-1} - X1|| <= ||X1|| ||I - A X1|| / (1 - ||I - A X1||). X0 is the
+// preconditioner itself while no update has touched it since its LU (the
+// same LAPACK calls on the same matrix).
 FastInverse FastReference::inverse() const {
   require_ready("inverse");
   const int n = int(size());
-  const Eigen::MatrixXd x0 = lu_inverse(double_lu(a_));
-  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n, n);
-  Eigen::MatrixXd rh(n, n), rl(n, n);
-  dd::residual_gemm(n, n, n, a_.data(), n, dd::Shape::full, x0.data(), n, dd::Shape::full,
-                    identity.data(), n, rh.data(), rl.data(), n);
+  const Eigen::MatrixXd x0 = updates_since_refactor_ == 0 ? x_ : lu_inverse(double_lu(a_));
+  const double nn = double(n);
+  const double a1 = up(norm_1(a_)), x01 = up(norm_1(x0));
+  Eigen::MatrixXd rh;
+  double dr = 0.0;
+  if (std::optional<SplitResidual> split = split_residual(a_, x0)) {
+    rh = std::move(split->r);
+    dr = split->error_1;
+  } else {
+    const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n, n);
+    Eigen::MatrixXd rl(n, n);
+    rh.resize(n, n);
+    dd::residual_gemm(n, n, n, a_.data(), n, dd::Shape::full, x0.data(), n, dd::Shape::full,
+                      identity.data(), n, rh.data(), rl.data(), n);
+    dr = up(2 * kU * norm_1(rh) + dot2_gamma2(nn) * a1 * x01);
+  }
   Eigen::MatrixXd correction(n, n);
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, x0.data(), n, rh.data(), n,
               0.0, correction.data(), n);
   FastInverse out;
   out.inverse = x0 + correction;  // X1 = X0 + correction exactly in dd; the hi part returned
-  const double nn = double(n);
-  const double a1 = up(norm_1(a_)), x01 = up(norm_1(x0)), r1 = up(norm_1(rh));
-  const double dr = up(2 * kU * r1 + dot2_gamma2(nn) * a1 * x01);
+  const double r1 = up(norm_1(rh));
   const double g = up(dd::gamma(nn) * x01 * r1);
   const double residual = up(dr + (r1 + dr) * r1 + a1 * g);
   out.relative_bound = residual < 1 ? up(residual / (1 - residual)) : kInf;

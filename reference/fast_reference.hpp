@@ -7,7 +7,9 @@
 //   preconditioner), and log|det A| = log|det(L U)| + log det(I + F) with
 //   F = (L U)^{-1} (P A - L U) from the exact (dd) residual P A - L U.
 // - ratio(k, a'): y = A^{-1} a' refined against the exact A (dd residuals)
-//   until it stops shrinking; the ratio is y_k. accept(): a double
+//   until its bound is a small fraction of the trust threshold and of an
+//   ulp of y_k (so that it rounds as mp's does), or it stops shrinking; the
+//   ratio is y_k. accept(): a double
 //   Sherman-Morrison update of X (only a preconditioner) and det *= rho in
 //   dd; a fresh LU when refinement contracts by less than 1e4 per step.
 // - Every result carries an a-posteriori bound from its own residual (first
@@ -31,6 +33,9 @@ namespace slaterlab::reference {
 /// A result may judge double computations when its bound is below this
 /// fraction of u kappa (u = 2^-53, kappa the quantity's condition number).
 inline constexpr double kFastTrustMargin = 1e-3;
+/// A ratio's refinement stops once its bound is at most this fraction of
+/// both the trust threshold and u |rho| (where it can get there).
+inline constexpr double kFastStopFraction = 1e-2;
 
 struct FastRatio {
   RatioInfo info;            ///< value rounded to double, conditioning as RatioInfo
@@ -64,7 +69,7 @@ class FastReference {
 
   FastLogDet log_det() const;
   /// One refinement step X + X (I - A X) from a fresh double inverse, the
-  /// residual in dd: O(N^3), for checkpoints.
+  /// residual to about u^2 (split BLAS products): O(N^3), for checkpoints.
   FastInverse inverse() const;
   const Eigen::MatrixXd& matrix() const { return a_; }
   /// ||A||_1 ||X||_1 with X the double inverse (relative error below 1e-4).
@@ -84,9 +89,14 @@ class FastReference {
     Eigen::VectorXd hi, lo;
     double bound = 0.0;
     double theta = 0.0;
+    double row_2 = 0.0;  // ||e_k^T X||_2
     int steps = 0;
   };
   Refined refine(Eigen::Index k, const Eigen::VectorXd& new_column);
+  /// kappa_rho |rho| for y = A^{-1} a' (RatioInfo's conditioning times |y_k|).
+  double conditioning_scale(const Eigen::VectorXd& yh, Eigen::Index k, double row_2) const;
+  /// Renews the row sums of |A| (row_abs_) from the current matrix.
+  void renew_row_sums();
 
   Eigen::MatrixXd a_;
   Eigen::MatrixXd x_;  // double approximate inverse: the preconditioner
@@ -94,6 +104,7 @@ class FastReference {
   dd::Dd log_correction_;       // log det(I + F) of the last full factorisation
   double log_bound_ = 0.0;      // accumulated bound of log|det|
   double a_frobenius_ = 0.0;
+  Eigen::VectorXd row_abs_;     // upper bounds of the row sums of |A|: ||A||_inf = max
   double contraction_ = 0.0;    // observed ||I - X A|| estimate
   bool ready_ = false;
   bool pending_ = false;
