@@ -57,6 +57,9 @@ class DelayedUpdate final : public DelayedWindowUpdater {
     MatrixX<Look> z;                 // W B^{-T}, N x m
     MatrixX<Storage> z_store;        // Z rounded to Storage (mixed only)
     MatrixX<Storage> columns_store;  // A' rounded to Storage (mixed only)
+    VectorX<Look> lu;                // B's LU factors, then the triangles' inverses, m x m
+    Eigen::VectorXi pivots;          // B's LU pivots (LAPACK's)
+    std::vector<int> order;          // column order of W P
   };
 
   void refactorise() override;
@@ -87,6 +90,9 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   /// work.z = Z = W B^{-T}, the window's rows of the current inverse, solved
   /// with B's LU factors; false when B is singular to working precision.
   bool solve_window_rows(CorrectionWork& work) const;
+  /// work.lu, work.pivots, work.order: B's LU (partial pivoting) packed
+  /// m x m; false when B is singular to working precision or not finite.
+  bool factor_window_matrix(CorrectionWork& work, Eigen::Index m) const;
   /// For a cycle held as the window (B's LU, det B = value): whether its
   /// Woodbury update passes the guard's tests of place_accepted_move.
   bool cycle_within_guard(const LuFactors<Look>& lu, double value);
