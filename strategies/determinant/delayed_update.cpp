@@ -167,8 +167,7 @@ void DelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
   }
   electron_.assign(std::size_t(kmax), 0);
   last_move_of_.assign(std::size_t(n), -1);
-  column_.setZero(n);
-  row_.setZero(n);
+  seat_pending(0);
   cur_row_.setZero(n);
   ra_.setZero(kmax);
   wa_.setZero(kmax);
@@ -213,6 +212,7 @@ Ratio DelayedUpdate<Storage, Look>::ratio(Eigen::Index k, const Eigen::VectorXd&
   proposal_open_ = true;
   const Eigen::Index n = size();
   const Eigen::Index m = m_;
+  seat_pending(m);
   column_ = new_column.template cast<Look>();
   row_ = ainvt_.col(k).template cast<Look>();
   // The current row k of the inverse, cur = r - W q, q = B^{-T} c, where
@@ -313,9 +313,17 @@ void DelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot) {
 }
 
 template <class Storage, class Look>
+void DelayedUpdate<Storage, Look>::seat_pending(Eigen::Index i) {
+  new (&column_) Eigen::Map<VectorX<Look>>(columns_.col(i).data(), size());
+  new (&row_) Eigen::Map<VectorX<Look>>(w_.col(i).data(), size());
+}
+
+template <class Storage, class Look>
 void DelayedUpdate<Storage, Look>::store_move(Eigen::Index i, Eigen::Index k, double row_norm2) {
-  columns_.col(i) = column_;
-  w_.col(i) = row_;
+  if (column_.data() != columns_.col(i).data()) {  // after a guard flush: the window restarts at 0
+    columns_.col(i) = column_;
+    w_.col(i) = row_;
+  }
   w_norm2_[std::size_t(i)] = row_norm2;
   electron_[std::size_t(i)] = k;
   last_move_of_[std::size_t(k)] = i;
@@ -424,7 +432,9 @@ bool DelayedUpdate<Storage, Look>::solve_window_rows(CorrectionWork& work) const
   for (Eigen::Index j = 0; j < m; ++j) work.z.col(j) = w_.col(work.order[std::size_t(j)]);
   trmm(false, true, true, true, n, m, Look(1), t, m, work.z.data(), n);
   trmm(false, false, true, false, n, m, Look(1), t, m, work.z.data(), n);
-  return work.z.leftCols(m).allFinite();
+  // x * 0 is 0 for finite x and NaN otherwise: one vectorised pass, where
+  // Eigen's allFinite on a block is not.
+  return (work.z.leftCols(m).array() * Look(0)).sum() == Look(0);
 }
 
 template <class Storage, class Look>
@@ -471,6 +481,7 @@ CycleRatio DelayedUpdate<Storage, Look>::apply_cycle(const std::vector<ColumnUpd
     const ColumnUpdate& u = updates[std::size_t(i)];
     begin_proposal(u.k, u.column);  // validates k and the column
     due = commit_pending() || due;  // A := A_after, column by column
+    seat_pending(i);
     column_ = u.column.template cast<Look>();
     row_ = ainvt_.col(u.k).template cast<Look>();
     store_move(i, u.k, double(row_.squaredNorm()));

@@ -82,6 +82,8 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   /// Borders the window by the pending move, unless the guard refuses
   /// (returns false, nothing changed).
   bool extend_window(Eigen::Index k, Look pivot);
+  /// Points column_ and row_ at window slot i of A' and W.
+  void seat_pending(Eigen::Index i);
   /// Stores the pending move as window move i (row_norm2 = ||r||^2).
   void store_move(Eigen::Index i, Eigen::Index k, double row_norm2);
   /// ainvt <- ainvt - Z Y^T for the current window (m_ > 0); false, with
@@ -123,8 +125,10 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   Look d_{};              // B's new diagonal entry
   Look row_dot_column_{};  // r^T a', B's new diagonal as the table stores it
   LogDet log_det_b_new_;  // log|det B'| (naive)
-  VectorX<Look> column_;   // a', N
-  VectorX<Look> row_;      // r, N
+  // a' and r, N: views of the window's next slot (A' and W), where an
+  // accepted move leaves them without a copy (seat_pending).
+  Eigen::Map<VectorX<Look>> column_{nullptr, 0};
+  Eigen::Map<VectorX<Look>> row_{nullptr, 0};
   VectorX<Look> cur_row_;  // the current row k of the inverse, N
   VectorX<Look> ra_;       // A'^T r, K
   VectorX<Look> wa_;       // W^T a', K
