@@ -64,19 +64,54 @@ void trtri(char uplo, char diag, int n, double* a, int lda, int* info) {
   dtrtri_(&uplo, &diag, &n, a, &lda, info);
 }
 
-/// X <- X op(T) for a triangular m x m T (leading dimension ldt) and X
-/// rows x m (leading dimension ldx).
-void trmm_right(bool lower, bool trans, bool unit, Eigen::Index rows, Eigen::Index m,
-                const float* t, Eigen::Index ldt, float* x, Eigen::Index ldx) {
-  cblas_strmm(CblasColMajor, CblasRight, lower ? CblasLower : CblasUpper,
+/// X <- alpha op(T) X (left) or alpha X op(T) (right) for a triangular T
+/// (leading dimension ldt) and X rows x cols (leading dimension ldx).
+void trmm(bool left, bool lower, bool trans, bool unit, Eigen::Index rows, Eigen::Index cols,
+          float alpha, const float* t, Eigen::Index ldt, float* x, Eigen::Index ldx) {
+  cblas_strmm(CblasColMajor, left ? CblasLeft : CblasRight, lower ? CblasLower : CblasUpper,
               trans ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, int(rows),
-              int(m), 1.0f, t, int(ldt), x, int(ldx));
+              int(cols), alpha, t, int(ldt), x, int(ldx));
 }
-void trmm_right(bool lower, bool trans, bool unit, Eigen::Index rows, Eigen::Index m,
-                const double* t, Eigen::Index ldt, double* x, Eigen::Index ldx) {
-  cblas_dtrmm(CblasColMajor, CblasRight, lower ? CblasLower : CblasUpper,
+void trmm(bool left, bool lower, bool trans, bool unit, Eigen::Index rows, Eigen::Index cols,
+          double alpha, const double* t, Eigen::Index ldt, double* x, Eigen::Index ldx) {
+  cblas_dtrmm(CblasColMajor, left ? CblasLeft : CblasRight, lower ? CblasLower : CblasUpper,
               trans ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, int(rows),
-              int(m), 1.0, t, int(ldt), x, int(ldx));
+              int(cols), alpha, t, int(ldt), x, int(ldx));
+}
+
+/// Inverts the n x n triangle of t (leading dimension ld) in place, the
+/// other triangle untouched; false when a diagonal entry is exactly zero.
+/// Recursive 2 x 2 blocks, T^{-1} = [X11, -X11 T12 X22; 0, X22] with
+/// X11 = T11^{-1} and X22 = T22^{-1} inverted first (for a lower triangle
+/// the transpose): the off-diagonal block is two TRMMs, so the O(n^3) work
+/// runs at TRMM's rate, where LAPACK's trtri runs its unblocked kernel up to
+/// n = 64 (about 3 times slower at n = 85 to 128). The block form has the
+/// error bounds of trtri's column-by-column method (Du Croz and Higham,
+/// docs/references.md): |X T - I| <= c_n u |X| |T|.
+template <class T>
+bool invert_triangle(bool lower, bool unit, Eigen::Index n, T* t, Eigen::Index ld) {
+  constexpr Eigen::Index kLeaf = 16;  // below this trtri's unblocked kernel is as fast
+  if (n <= kLeaf) {
+    int info = 0;
+    trtri(lower ? 'L' : 'U', unit ? 'U' : 'N', int(n), t, int(ld), &info);
+    return info == 0;
+  }
+  const Eigen::Index n1 = (n / 2 + 3) / 4 * 4;  // a multiple of 4 keeps the blocks aligned
+  const Eigen::Index n2 = n - n1;
+  T* t11 = t;
+  T* t22 = t + n1 + n1 * ld;
+  if (!invert_triangle(lower, unit, n1, t11, ld) || !invert_triangle(lower, unit, n2, t22, ld))
+    return false;
+  if (lower) {  // X21 = -X22 T21 X11, T21 n2 x n1
+    T* t21 = t + n1;
+    trmm(true, true, false, unit, n2, n1, T(-1), t22, ld, t21, ld);
+    trmm(false, true, false, unit, n2, n1, T(1), t11, ld, t21, ld);
+  } else {  // X12 = -X11 T12 X22, T12 n1 x n2
+    T* t12 = t + n1 * ld;
+    trmm(true, false, false, unit, n1, n2, T(-1), t11, ld, t12, ld);
+    trmm(false, false, false, unit, n1, n2, T(1), t22, ld, t12, ld);
+  }
+  return true;
 }
 
 /// log|det| and sign of an LU-factorised n x n block (LAPACK pivots);
@@ -132,8 +167,7 @@ void DelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
   }
   electron_.assign(std::size_t(kmax), 0);
   last_move_of_.assign(std::size_t(n), -1);
-  column_.setZero(n);
-  row_.setZero(n);
+  seat_pending(0);
   cur_row_.setZero(n);
   ra_.setZero(kmax);
   wa_.setZero(kmax);
@@ -143,6 +177,8 @@ void DelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
   q_.setZero(kmax);
   flush_work_.y.setZero(n, kmax);
   flush_work_.z.setZero(n, kmax);
+  flush_work_.lu.setZero(kmax * kmax);
+  flush_work_.pivots.setZero(kmax);
   if constexpr (!std::is_same_v<Storage, Look>) {
     flush_work_.z_store.setZero(n, kmax);
     flush_work_.columns_store.setZero(n, kmax);
@@ -176,6 +212,7 @@ Ratio DelayedUpdate<Storage, Look>::ratio(Eigen::Index k, const Eigen::VectorXd&
   proposal_open_ = true;
   const Eigen::Index n = size();
   const Eigen::Index m = m_;
+  seat_pending(m);
   column_ = new_column.template cast<Look>();
   row_ = ainvt_.col(k).template cast<Look>();
   // The current row k of the inverse, cur = r - W q, q = B^{-T} c, where
@@ -276,9 +313,17 @@ void DelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot) {
 }
 
 template <class Storage, class Look>
+void DelayedUpdate<Storage, Look>::seat_pending(Eigen::Index i) {
+  new (&column_) Eigen::Map<VectorX<Look>>(columns_.col(i).data(), size());
+  new (&row_) Eigen::Map<VectorX<Look>>(w_.col(i).data(), size());
+}
+
+template <class Storage, class Look>
 void DelayedUpdate<Storage, Look>::store_move(Eigen::Index i, Eigen::Index k, double row_norm2) {
-  columns_.col(i) = column_;
-  w_.col(i) = row_;
+  if (column_.data() != columns_.col(i).data()) {  // after a guard flush: the window restarts at 0
+    columns_.col(i) = column_;
+    w_.col(i) = row_;
+  }
   w_norm2_[std::size_t(i)] = row_norm2;
   electron_[std::size_t(i)] = k;
   last_move_of_[std::size_t(k)] = i;
@@ -376,22 +421,38 @@ bool DelayedUpdate<Storage, Look>::solve_window_rows(CorrectionWork& work) const
     return true;
   }
   // Z B^T = W with B = P L U: Z = W P L^{-T} U^{-T}. Each triangle is
-  // inverted in place (trtri) and applied by TRMM, one after the other:
-  // OpenBLAS's TRSM runs these shapes at a quarter of GEMM's rate or less,
-  // and B^{-1} formed whole loses digits that the two triangles applied in
-  // turn keep (docs/delayed-updates.md, rule 3).
-  std::optional<LuFactors<Look>> lu = window_matrix_lu(wa_table_.data(), capacity(), m);
-  if (!lu) return false;
-  const std::vector<int> order = lu_column_order(lu->pivots);
-  for (Eigen::Index j = 0; j < m; ++j) work.z.col(j) = w_.col(order[std::size_t(j)]);
-  Look* t = lu->lu.data();
+  // inverted in place (invert_triangle) and applied by TRMM, one after the
+  // other: OpenBLAS's TRSM runs these shapes at a quarter of GEMM's rate or
+  // less, and B^{-1} formed whole loses digits that the two triangles
+  // applied in turn keep (docs/delayed-updates.md, rule 3). The factors live
+  // in work's preallocated scratch: no allocation per flush.
+  if (!factor_window_matrix(work, m)) return false;
+  Look* t = work.lu.data();
+  if (!invert_triangle(true, true, m, t, m) || !invert_triangle(false, false, m, t, m)) return false;
+  for (Eigen::Index j = 0; j < m; ++j) work.z.col(j) = w_.col(work.order[std::size_t(j)]);
+  trmm(false, true, true, true, n, m, Look(1), t, m, work.z.data(), n);
+  trmm(false, false, true, false, n, m, Look(1), t, m, work.z.data(), n);
+  // x * 0 is 0 for finite x and NaN otherwise: one vectorised pass, where
+  // Eigen's allFinite on a block is not.
+  return (work.z.leftCols(m).array() * Look(0)).sum() == Look(0);
+}
+
+template <class Storage, class Look>
+bool DelayedUpdate<Storage, Look>::factor_window_matrix(CorrectionWork& work, Eigen::Index m) const {
+  // B = W^T A' (window_matrix_lu, which also gives log|det B| for cycles),
+  // packed with leading dimension m.
+  const Eigen::Index ld = capacity();
+  if (work.lu.size() < m * m) work.lu.resize(m * m);
+  if (work.pivots.size() < m) work.pivots.resize(m);
+  Look* b = work.lu.data();
+  for (Eigen::Index j = 0; j < m; ++j)
+    for (Eigen::Index i = 0; i < m; ++i) b[i + j * m] = wa_table_.data()[i + j * ld];
+  if (!Eigen::Map<const VectorX<Look>>(b, m * m).allFinite()) return false;
   int info = 0;
-  trtri('L', 'U', int(m), t, int(m), &info);
-  if (info == 0) trtri('U', 'N', int(m), t, int(m), &info);
+  getrf(int(m), b, int(m), work.pivots.data(), &info);
   if (info != 0) return false;
-  trmm_right(true, true, true, n, m, t, m, work.z.data(), n);
-  trmm_right(false, true, false, n, m, t, m, work.z.data(), n);
-  return work.z.leftCols(m).allFinite();
+  work.order = lu_column_order(work.pivots.head(m));
+  return true;
 }
 
 template <class Storage, class Look>
@@ -420,6 +481,7 @@ CycleRatio DelayedUpdate<Storage, Look>::apply_cycle(const std::vector<ColumnUpd
     const ColumnUpdate& u = updates[std::size_t(i)];
     begin_proposal(u.k, u.column);  // validates k and the column
     due = commit_pending() || due;  // A := A_after, column by column
+    seat_pending(i);
     column_ = u.column.template cast<Look>();
     row_ = ainvt_.col(u.k).template cast<Look>();
     store_move(i, u.k, double(row_.squaredNorm()));

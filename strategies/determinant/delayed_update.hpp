@@ -57,6 +57,9 @@ class DelayedUpdate final : public DelayedWindowUpdater {
     MatrixX<Look> z;                 // W B^{-T}, N x m
     MatrixX<Storage> z_store;        // Z rounded to Storage (mixed only)
     MatrixX<Storage> columns_store;  // A' rounded to Storage (mixed only)
+    VectorX<Look> lu;                // B's LU factors, then the triangles' inverses, m x m
+    Eigen::VectorXi pivots;          // B's LU pivots (LAPACK's)
+    std::vector<int> order;          // column order of W P
   };
 
   void refactorise() override;
@@ -79,6 +82,8 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   /// Borders the window by the pending move, unless the guard refuses
   /// (returns false, nothing changed).
   bool extend_window(Eigen::Index k, Look pivot);
+  /// Points column_ and row_ at window slot i of A' and W.
+  void seat_pending(Eigen::Index i);
   /// Stores the pending move as window move i (row_norm2 = ||r||^2).
   void store_move(Eigen::Index i, Eigen::Index k, double row_norm2);
   /// ainvt <- ainvt - Z Y^T for the current window (m_ > 0); false, with
@@ -87,6 +92,9 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   /// work.z = Z = W B^{-T}, the window's rows of the current inverse, solved
   /// with B's LU factors; false when B is singular to working precision.
   bool solve_window_rows(CorrectionWork& work) const;
+  /// work.lu, work.pivots, work.order: B's LU (partial pivoting) packed
+  /// m x m; false when B is singular to working precision or not finite.
+  bool factor_window_matrix(CorrectionWork& work, Eigen::Index m) const;
   /// For a cycle held as the window (B's LU, det B = value): whether its
   /// Woodbury update passes the guard's tests of place_accepted_move.
   bool cycle_within_guard(const LuFactors<Look>& lu, double value);
@@ -117,8 +125,10 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   Look d_{};              // B's new diagonal entry
   Look row_dot_column_{};  // r^T a', B's new diagonal as the table stores it
   LogDet log_det_b_new_;  // log|det B'| (naive)
-  VectorX<Look> column_;   // a', N
-  VectorX<Look> row_;      // r, N
+  // a' and r, N: views of the window's next slot (A' and W), where an
+  // accepted move leaves them without a copy (seat_pending).
+  Eigen::Map<VectorX<Look>> column_{nullptr, 0};
+  Eigen::Map<VectorX<Look>> row_{nullptr, 0};
   VectorX<Look> cur_row_;  // the current row k of the inverse, N
   VectorX<Look> ra_;       // A'^T r, K
   VectorX<Look> wa_;       // W^T a', K

@@ -210,6 +210,31 @@ RC_GTEST_PROP(DelayedUpdate, FlushMatchesFreshFactorisationMixed, ()) {
   check_flush_matches_fresh_lu(Precision::mixed, "incremental");
 }
 
+// Windows longer than 16 moves: the flush inverts B's triangles by recursive
+// 2 x 2 blocks there (uneven splits at K = 37: 20 + 17, then 8 + 9), which
+// the drawn cases above (N <= 12) never reach. Every move accepted, one sweep
+// of distinct electrons per window; the flushed inverse must match a fresh
+// LU of the final matrix within the error budget the drawn cases use.
+TEST(DelayedUpdate, LongWindowsFlushToTheFreshFactorisation) {
+  const int n = 64;
+  for (const Precision p : {Precision::double_, Precision::single, Precision::mixed}) {
+    for (const int k : {37, 48}) {
+      std::vector<std::pair<int, int>> steps;
+      for (int j = 0; j < k + k / 2; ++j) steps.push_back({j, 1});
+      const Scenario s = make_scenario(n, steps, std::uint64_t(k));
+      const auto delayed = make_updater("delayed", options_for(p, k));
+      run(*delayed, s);
+      const std::string where = std::string(to_string(p)) + " K=" + std::to_string(k);
+      ASSERT_GT(pending_moves(*delayed), 16) << where << ": the window must exercise the recursion";
+      delayed->flush();
+      const Budget budget = error_budget(s, storage_epsilon(p), k);
+      const auto lu = lu_factor<double>(budget.final_matrix());
+      const double rel = relative_error_2norm(*delayed->maintained().inverse, lu_inverse<double>(lu));
+      EXPECT_LE(rel, budget.final_inverse_tol()) << where;
+    }
+  }
+}
+
 RC_GTEST_PROP(DelayedUpdate, RejectedSequenceLeavesStateBitIdentical, ()) {
   const Drawn d = draw(12, 20);
   const Precision p = *rc::gen::element(Precision::single, Precision::double_, Precision::mixed);
