@@ -3,6 +3,7 @@
 
 #include "slaterlab/reference/fast_reference.hpp"
 
+#include "slaterlab/reference/error_free_slices.hpp"
 #include "slaterlab/reference/lu_residual.hpp"
 
 #include <cblas.h>
@@ -60,7 +61,7 @@ double log_det_bound(const LuResidual& r) {
 // A rounded to multiples of 2^{e_i - b}, A2 the rest Ar = A - A1 rounded to
 // multiples of 2^{e_i - 2b}, A3 = Ar - A2; likewise X1, X0r = X0 - X1, X2,
 // X3 by columns. Every split is exact (a rounding to a multiple of a power
-// of two, by scaling and nearbyint, and a difference that is a multiple of
+// of two, error_free_slices.hpp, and a difference that is a multiple of
 // the entry's ulp no larger than the entry). The magnitudes: |A1| <= 2^e,
 // |A2| <= 2^{e-b-1} (1 + 2^-b), |A3| <= 2^{e-2b-1}, the same for X.
 //  - P1 = A1 X1: terms are multiples of 2^{e+f-2b} below 2^{e+f}; N of them
@@ -87,35 +88,6 @@ struct SplitResidual {
   double error_1 = 0.0;
 };
 
-// Exponents 2^{e_k} > max |m| over rows (by_rows) or columns.
-Eigen::VectorXi magnitude_exponents(const Eigen::MatrixXd& m, bool by_rows) {
-  const Eigen::VectorXd max = by_rows ? Eigen::VectorXd(m.cwiseAbs().rowwise().maxCoeff())
-                                      : Eigen::VectorXd(m.cwiseAbs().colwise().maxCoeff().transpose());
-  Eigen::VectorXi e(max.size());
-  for (Eigen::Index i = 0; i < max.size(); ++i) std::frexp(max(i), &e(i));
-  return e;
-}
-
-// m rounded to multiples of 2^{e_k - shift} (k the row or the column); rest = m - head exactly.
-Eigen::MatrixXd split_head(const Eigen::MatrixXd& m, const Eigen::VectorXi& e, bool by_rows,
-                           int shift, Eigen::MatrixXd& rest) {
-  // Multiplications by powers of two, exact within split_residual's exponent check.
-  Eigen::VectorXd up_scale(e.size()), down_scale(e.size());
-  for (Eigen::Index k = 0; k < e.size(); ++k) {
-    up_scale(k) = std::ldexp(1.0, e(k) - shift);
-    down_scale(k) = std::ldexp(1.0, shift - e(k));
-  }
-  Eigen::MatrixXd head(m.rows(), m.cols());
-  for (Eigen::Index j = 0; j < m.cols(); ++j) {
-    for (Eigen::Index i = 0; i < m.rows(); ++i) {
-      const Eigen::Index k = by_rows ? i : j;
-      head(i, j) = std::nearbyint(m(i, j) * down_scale(k)) * up_scale(k);
-    }
-  }
-  rest = m - head;
-  return head;
-}
-
 void gemm_add(const Eigen::MatrixXd& p, const Eigen::MatrixXd& q, double beta, Eigen::MatrixXd& c) {
   const int n = int(p.rows());
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, p.data(), n, q.data(), n,
@@ -125,22 +97,22 @@ void gemm_add(const Eigen::MatrixXd& p, const Eigen::MatrixXd& q, double beta, E
 std::optional<SplitResidual> split_residual(const Eigen::MatrixXd& a, const Eigen::MatrixXd& x0) {
   const int n = int(a.rows());
   // b with N 2^{2b} (1 + 2^-b) <= 2^53: 2b <= 52 - ceil(log2 N).
-  int log_n = 0;
-  std::frexp(double(n - 1 > 0 ? n - 1 : 1), &log_n);  // 2^{log_n} >= N
+  const int log_n = std::max(1, slices::ceil_log2(n));  // 2^{log_n} >= N
   const int b = (52 - log_n) / 2;
-  const Eigen::VectorXi e = magnitude_exponents(a, true);
-  const Eigen::VectorXi f = magnitude_exponents(x0, false);
+  const Eigen::VectorXi e = slices::magnitude_exponents(a, true);
+  const Eigen::VectorXi f = slices::magnitude_exponents(x0, false);
   // The smallest unit 2^{e+f-3b} normal, the largest product sum 2N 2^{e+f}
-  // finite, and the scales 2^{+-(e - 2b)} of split_head normal.
+  // finite, and the rounding shifts 1.5 2^{52 + e - b} finite and
+  // 1.5 2^{52 + e - 2b} normal.
   if (e.minCoeff() + f.minCoeff() - 3 * b < -1021 || e.maxCoeff() + f.maxCoeff() + log_n + 2 > 1023 ||
-      std::min(e.minCoeff(), f.minCoeff()) - 2 * b < -1021) {
+      std::min(e.minCoeff(), f.minCoeff()) - 2 * b < -1021 ||
+      std::max(e.maxCoeff(), f.maxCoeff()) + 52 - b > 1022) {
     return std::nullopt;
   }
-  Eigen::MatrixXd ar, a3, x0r, x3;
-  const Eigen::MatrixXd a1 = split_head(a, e, true, b, ar);
-  const Eigen::MatrixXd a2 = split_head(ar, e, true, 2 * b, a3);
-  const Eigen::MatrixXd x1 = split_head(x0, f, false, b, x0r);
-  const Eigen::MatrixXd x2 = split_head(x0r, f, false, 2 * b, x3);
+  Eigen::MatrixXd a1, a2, a3, x1, x2, x3;
+  slices::slice_matrix(a, e, true, b, {&a1, &a2}, a3);
+  slices::slice_matrix(x0, f, false, b, {&x1, &x2}, x3);
+  const Eigen::MatrixXd ar = a - a1, x0r = x0 - x1;  // A2 + A3 and X2 + X3, exactly
   Eigen::MatrixXd p1(n, n), p2(n, n), q(n, n);
   gemm_add(a1, x1, 0.0, p1);
   gemm_add(a1, x2, 0.0, p2);
@@ -432,7 +404,7 @@ FastLogDet FastReference::log_det() const {
 FastInverse FastReference::inverse() const {
   require_ready("inverse");
   const int n = int(size());
-  const Eigen::MatrixXd x0 = updates_since_refactor_ == 0 ? x_ : lu_inverse(double_lu(a_));
+  Eigen::MatrixXd x0 = updates_since_refactor_ == 0 ? x_ : lu_inverse(double_lu(a_));
   const double nn = double(n);
   const double a1 = up(norm_1(a_)), x01 = up(norm_1(x0));
   Eigen::MatrixXd rh;
@@ -453,6 +425,10 @@ FastInverse FastReference::inverse() const {
               0.0, correction.data(), n);
   FastInverse out;
   out.inverse = x0 + correction;  // X1 = X0 + correction exactly in dd; the hi part returned
+  // ||R^ - R||_1 bounds every entry's error; negation is exact.
+  out.start_residual = -rh;
+  out.start_residual_bound = dr;
+  out.start = std::move(x0);
   const double r1 = up(norm_1(rh));
   const double g = up(dd::gamma(nn) * x01 * r1);
   const double residual = up(dr + (r1 + dr) * r1 + a1 * g);

@@ -54,6 +54,12 @@ struct FastInverse {
   Eigen::MatrixXd inverse;      ///< the refined inverse rounded to double
   double relative_bound = 0.0;  ///< ||A^{-1} - X||_1 / ||X||_1 before rounding
   bool trusted = false;
+  /// The double inverse X_0 the refinement started from, A X_0 - I rounded
+  /// to double, and a bound of every entry's error (its rounding included;
+  /// infinite where none holds): a pivot for other inverses' residuals.
+  Eigen::MatrixXd start;
+  Eigen::MatrixXd start_residual;
+  double start_residual_bound = 0.0;
 };
 
 class FastReference {

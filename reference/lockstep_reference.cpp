@@ -124,12 +124,21 @@ double LockstepReference::log_det_error_bound() const {
   return 16 * n * n * mp_epsilon(digits_) * mp.condition_1();
 }
 
-Eigen::MatrixXd LockstepReference::inverse() const {
-  if (on_mp()) return mp_->inverse();
+Eigen::MatrixXd LockstepReference::inverse() const { return inverse_with_pivot().inverse; }
+
+LockstepReference::InverseWithPivot LockstepReference::inverse_with_pivot() const {
+  if (on_mp()) return {mp_->inverse(), {}, {}, 0.0};
   FastInverse fast = fast_.inverse();
-  if (fast.trusted) return std::move(fast.inverse);
-  ++fallbacks_;
-  return mp_here().inverse();
+  // The start's residual is valid for any refined inverse, mp's included.
+  InverseWithPivot out{{}, std::move(fast.start), std::move(fast.start_residual),
+                       fast.start_residual_bound};
+  if (fast.trusted) {
+    out.inverse = std::move(fast.inverse);
+  } else {
+    ++fallbacks_;
+    out.inverse = mp_here().inverse();
+  }
+  return out;
 }
 
 const Eigen::MatrixXd& LockstepReference::matrix() const {

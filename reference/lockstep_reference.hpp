@@ -68,6 +68,14 @@ class LockstepReference {
   MpLogDet log_det() const;
   double log_det_error_bound() const;
   Eigen::MatrixXd inverse() const;
+  /// inverse(), and on the fast engine the double inverse it was refined
+  /// from with that one's residual A X_0 - I and its entrywise bound
+  /// (FastInverse::start...): `pivot` empty on mp.
+  struct InverseWithPivot {
+    Eigen::MatrixXd inverse, pivot, pivot_residual;
+    double pivot_residual_bound = 0.0;
+  };
+  InverseWithPivot inverse_with_pivot() const;
   const Eigen::MatrixXd& matrix() const;
   double condition_1() const;
   Eigen::Index size() const { return matrix().rows(); }

@@ -16,41 +16,17 @@
 #include <vector>
 
 #include "slaterlab/reference/dd_kernels.hpp"
+#include "slaterlab/reference/error_free_slices.hpp"
 
 namespace slaterlab::reference::detail {
 namespace {
 
 constexpr int kSlices = 3;
 
-/// The smallest e with m <= 2^e, for m > 0.
-int exponent_above(double m) {
-  int e = 0;
-  const double f = std::frexp(m, &e);
-  return f == 0.5 ? e - 1 : e;
-}
-
-/// 1.5 * 2^(52 + e - bits): adding and subtracting it rounds a number of
-/// magnitude at most 2^e to the grid 2^(e - bits) (round to nearest, exact).
-double rounding_shift(int e, int bits) { return 1.5 * std::ldexp(1.0, 52 + e - bits); }
-
-/// Splits x[0..m) into `count` slices, entry i on the grids 2^(e_i - bits),
-/// 2^(e_i - 2 bits), ... given shift[i] = rounding_shift(e_i, bits) and
-/// |x_i| <= 2^e_i: slice s holds integers of at most bits (s = 0) or bits - 1
-/// bits times its grid; rest = x - the slices, exactly.
-void slice(const double* x, std::size_t m, const double* shift, int bits, int count,
-           double* const* slices, double* rest) {
-  std::copy_n(x, m, rest);
-  const double step = std::ldexp(1.0, -bits);
-  std::vector<double> sigma(shift, shift + m);
-  for (int s = 0; s < count; ++s) {
-    double* out = slices[s];
-    for (std::size_t i = 0; i < m; ++i) {
-      out[i] = (rest[i] + sigma[i]) - sigma[i];  // IEEE order: no reassociation without -ffast-math
-      rest[i] -= out[i];
-      sigma[i] *= step;
-    }
-  }
-}
+using slices::ceil_log2;
+using slices::exponent_above;
+using slices::rounding_shift;
+using slices::slice;
 
 /// Column j of m in kSlices slices on the grids of exponent e; the column
 /// itself becomes its rounding to the last grid (a double: a multiple of that
@@ -64,12 +40,6 @@ void slice_column(Eigen::MatrixXd& m, Eigen::Index j, int e, int bits,
   std::vector<double> rest(n);
   slice(m.col(j).data(), n, shift.data(), bits, kSlices, out.data(), rest.data());
   for (std::size_t i = 0; i < n; ++i) m.col(j)(Eigen::Index(i)) -= rest[i];
-}
-
-int ceil_log2(Eigen::Index n) {
-  int k = 0;
-  while ((Eigen::Index(1) << k) < n) ++k;
-  return k;
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "verify/run/metrics.hpp"
 
+#include "slaterlab/reference/error_free_slices.hpp"
+
 #include <cblas.h>
 
 #include <algorithm>
@@ -60,52 +62,33 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double gamma(double k) { return k * kU / (1 - k * kU); }
 
-int ceil_log2(Eigen::Index n) {
-  int log2n = 0;
-  while ((Eigen::Index(1) << log2n) < n) ++log2n;
-  return log2n;
-}
+using reference::slices::ceil_log2;
 
 /// The bits of each slice: 2 beta + ceil(log2 N) <= 53 (step 2).
 int slice_bits(Eigen::Index n) { return (53 - ceil_log2(n)) / 2; }
 
-/// m = hi + lo (step 1), each row (by_rows) or column scaled by its own
-/// exponent, returned in `exponents`.
+/// m = hi + lo (step 1, reference/error_free_slices.hpp), each row (by_rows)
+/// or column scaled by its own exponent, returned in `exponents`.
 struct Split {
   Eigen::MatrixXd hi, lo;
-  std::vector<int> exponents;
+  Eigen::VectorXi exponents;
 };
 
 Split split(const Eigen::MatrixXd& m, int beta, bool by_rows) {
-  const Eigen::VectorXd largest = by_rows ? Eigen::VectorXd(m.cwiseAbs().rowwise().maxCoeff())
-                                          : Eigen::VectorXd(m.cwiseAbs().colwise().maxCoeff());
-  Split s{Eigen::MatrixXd(m.rows(), m.cols()), Eigen::MatrixXd(m.rows(), m.cols()),
-          std::vector<int>(std::size_t(largest.size()))};
-  Eigen::VectorXd shift(largest.size());
-  for (Eigen::Index i = 0; i < largest.size(); ++i) {
-    std::frexp(largest(i), &s.exponents[std::size_t(i)]);
-    shift(i) = std::ldexp(1.5, s.exponents[std::size_t(i)] + 52 - beta);
-  }
-  for (Eigen::Index j = 0; j < m.cols(); ++j) {
-    for (Eigen::Index i = 0; i < m.rows(); ++i) {
-      const double sigma = by_rows ? shift(i) : shift(j);
-      // Rounded where the sum lands in s's binade (the build never
-      // reassociates floating point: no -ffast-math).
-      s.hi(i, j) = (m(i, j) + sigma) - sigma;
-    }
-  }
-  s.lo = m - s.hi;
+  Split s;
+  s.exponents = reference::slices::magnitude_exponents(m, by_rows);
+  reference::slices::slice_matrix(m, s.exponents, by_rows, beta, {&s.hi}, s.lo);
   return s;
 }
 
 /// Step 2's conditions on the exponents.
 bool product_exact(const Split& p, const Split& q, int beta, Eigen::Index n) {
-  const auto [pmin, pmax] = std::minmax_element(p.exponents.begin(), p.exponents.end());
-  const auto [qmin, qmax] = std::minmax_element(q.exponents.begin(), q.exponents.end());
+  const int pmin = p.exponents.minCoeff(), pmax = p.exponents.maxCoeff();
+  const int qmin = q.exponents.minCoeff(), qmax = q.exponents.maxCoeff();
   const int log2n = ceil_log2(n);
   // The shifts s = 1.5 * 2^(e + 52 - beta) must be finite too.
-  return *pmin + *qmin - 2 * beta >= -1074 && *pmax + *qmax + log2n < 1020 &&
-         *pmax + 52 - beta < 1023 && *qmax + 52 - beta < 1023;
+  return pmin + qmin - 2 * beta >= -1074 && pmax + qmax + log2n < 1020 &&
+         pmax + 52 - beta < 1023 && qmax + 52 - beta < 1023;
 }
 
 void gemm(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double beta, Eigen::MatrixXd& c) {
@@ -218,6 +201,19 @@ InverseResiduals::InverseResiduals(const Eigen::MatrixXd& a, const Eigen::Matrix
   pivot_bound_ = double((*bound + kU * max_abs) * 1.01L);
   a_row_norm_ = max_row_norm_1(a);
   usable_ = true;
+}
+
+// The pivot's residual from elsewhere (FastReference::inverse: A X_0 - I by
+// its own split, with its bound); the rest as above.
+InverseResiduals::InverseResiduals(const Eigen::MatrixXd& a, Eigen::MatrixXd pivot,
+                                   Eigen::MatrixXd pivot_residual, double pivot_bound)
+    : a_(a), pivot_(std::move(pivot)), pivot_residual_(std::move(pivot_residual)),
+      pivot_bound_(pivot_bound) {
+  usable_ = a.allFinite() && pivot_.allFinite() && pivot_residual_.allFinite() &&
+            pivot_.rows() == a.rows() && pivot_.cols() == a.cols() &&
+            pivot_residual_.rows() == a.rows() && pivot_residual_.cols() == a.cols() &&
+            std::isfinite(pivot_bound_);
+  if (usable_) a_row_norm_ = max_row_norm_1(a);
 }
 
 InverseResidual InverseResiduals::operator()(const Eigen::MatrixXd& x) const {

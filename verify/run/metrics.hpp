@@ -56,6 +56,11 @@ class InverseResiduals {
  public:
   static constexpr double kPivotAccuracy = 1e-3;
   InverseResiduals(const Eigen::MatrixXd& a, const Eigen::MatrixXd& pivot);
+  /// With the pivot's residual A Y - I already evaluated (rounded to double)
+  /// and a bound of any entry's error, rounding included (a reference's
+  /// checkpoint inverse computes it): no split here.
+  InverseResiduals(const Eigen::MatrixXd& a, Eigen::MatrixXd pivot, Eigen::MatrixXd pivot_residual,
+                   double pivot_bound);
   InverseResidual operator()(const Eigen::MatrixXd& x) const;
 
  private:

@@ -24,14 +24,18 @@
 // from getrusage) and agree within 15 %.
 //
 // Time model: the mp factorisation (~1.1e-7 s x N^3 at 50 digits, 1.5e-7 at
-// 100), mp Sherman-Morrison per move (~1.3e-7 s x N^2), certification
-// (~2.7e-8 s x N^3 at 128 bits, linear in the bits above), recompute's LU per
-// proposal (2/3 N^3 flops at 2 GFLOP/s), VMC sweeps (N^3 flops per sweep
-// and walker), and each checkpoint's residuals (metrics.hpp): the shared
-// pivot's split, three DGEMMs (6 N^3 flops), then one DGEMM (2 N^3) per
-// inverse strategy and two splits (12 N^3) per QR strategy, with their
-// O(N^2) passes at an effective 30 GFLOP/s (measured at N = 1024 and 2048:
-// 28 to 31). Good to a factor of a few on this project's machine; it is
+// 100), mp Sherman-Morrison per move (~1.3e-7 s x N^2), or the fast
+// reference's reset, move and checkpoint inverse (constants below),
+// certification (~2.7e-8 s x N^3 at 128 bits, linear in the bits above),
+// each strategy's own work: its reset (2 N^3 flops) and per proposal
+// recompute's LU (2/3 N^3 flops at 2 GFLOP/s) or a memory-bound rank-1 pass
+// over each kept matrix (4.5e-10 s x N^2 in double, half in float storage, a
+// quarter of that in windows), VMC sweeps (N^3 flops per sweep and walker),
+// and each checkpoint's residuals (metrics.hpp): the shared pivot's split,
+// three DGEMMs (6 N^3 flops), then one DGEMM (2 N^3) per inverse strategy
+// and two splits (12 N^3) per QR strategy, with their O(N^2) passes at an
+// effective 50 GFLOP/s. Constants from CPU times at N = 1024 and 2048 on
+// this project's machine; good to a factor of two there (docs/resources.md),
 // shown to decide whether to wait, never used to decide anything else.
 
 #include <fmt/format.h>
@@ -58,7 +62,10 @@ namespace {
 constexpr double kArbBallBytes = 48;       // sizeof(arb_struct), mantissa inline up to 128 bits
 constexpr double kArbMatrices = 11;        // ball matrices alive while certifying
 constexpr double kMetricsBytes = 64;       // the residuals' pivot, slices and products
-constexpr double kMetricsFlopsPerSecond = 3e10;
+// DGEMM-bound work (checkpoint residuals, a strategy's LU and inverse at its
+// reset): slaterlab bench's checkpoint-metrics, CPU time, 12 N^3 flops per
+// checkpoint in 0.26 s at N = 1024 and 2.0 s at 2048 for three strategies.
+constexpr double kBlasFlopsPerSecond = 5e10;
 // Not per matrix entry: OpenBLAS's buffers and the HDF5 library's state
 // (a 4 x 4 single-strategy run peaks 9 MiB above the planning process), and
 // the store's open groups and datasets per experiment x strategy (the
@@ -71,16 +78,34 @@ constexpr double kMpFactorSeconds100 = 1.5e-7;  // x N^3
 constexpr double kMpUpdateSeconds = 1.3e-7;     // x N^2 per move
 constexpr double kCertifySeconds128 = 2.7e-8;   // x N^3 per certification
 constexpr double kFlopsPerSecond = 2e9;
-// The fast reference (slaterlab bench, N = 1024, 2048): a reset of about 20
-// double LUs, a move of 14 sm-double moves, the checkpoint inverse 29 LUs;
+// A double rank-1 update per proposal, x N^2 (sm-double's time column,
+// gaussian, one sweep: 3.7e-10 at N = 1024, 5.0e-10 at 2048), and how much
+// less a windowed strategy spends (delayed-64-double: 3 to 5.3x less).
+constexpr double kRankOneSeconds = 4.5e-10;
+constexpr double kWindowSpeedup = 4;
+// The fast reference (slaterlab bench, CPU time): a reset of about 20 double
+// LUs (3.5e-10 N^3 at N = 1024), a move of 3 to 4 sm-double moves (1.1e-9
+// N^2 at 1024, 1.6e-9 at 2048: two Dot2 residuals and two dgemvs), the
+// checkpoint inverse 15 LUs (2.4e-10 N^3 at 1024);
 // its own matrices (A, X) plus about 12 N^2 doubles while factorising.
 constexpr double kFastFactorSeconds = 4e-10;   // x N^3
-constexpr double kFastUpdateSeconds = 1.4e-8;  // x N^2 per move
-constexpr double kFastInverseSeconds = 6e-10;  // x N^3 per checkpoint
+constexpr double kFastUpdateSeconds = 1.4e-9;  // x N^2 per move
+constexpr double kFastInverseSeconds = 2.5e-10;  // x N^3 per checkpoint
 constexpr double kFastPersistentDoubles = 2;   // x N^2
 constexpr double kFastFactorDoubles = 12;      // x N^2
 
 double storage_bytes(Precision p) { return p == Precision::double_ ? 8.0 : 4.0; }
+
+/// A strategy's own time per proposal: an LU where it factorises every move,
+/// else a rank-1 pass over each kept matrix, memory-bound (so in proportion
+/// to its storage bytes), and a fifth of that in windows (their flushes are
+/// DGEMMs).
+double strategy_move_seconds(const StrategyConfig& s, double n) {
+  const StrategyTraits& traits = strategy_traits(s.name);
+  if (traits.factorises_every_move) return (2.0 / 3.0) * n * n * n / kFlopsPerSecond;
+  const double pass = kRankOneSeconds * n * n * traits.matrices * storage_bytes(s.options.precision) / 8;
+  return traits.windowed ? pass / kWindowSpeedup : pass;
+}
 
 /// Bytes per mp number: cpp_bin_float_50 is 64 bytes, _100 is 80.
 double mp_bytes(int digits) { return digits > 50 ? 80.0 : 64.0; }
@@ -107,9 +132,8 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
     item.strategies.push_back(s.label);
     persistent += strategy_bytes(s, n);
     const StrategyTraits& traits = strategy_traits(s.name);
-    if (traits.factorises_every_move) {
-      item.seconds += double(e.moves) * (2.0 / 3.0) * n * n * n / kFlopsPerSecond;
-    }
+    // Its reset (an LU and an inverse, 2 N^3 flops), then its moves.
+    item.seconds += 2 * n * n * n / kBlasFlopsPerSecond + double(e.moves) * strategy_move_seconds(s, n);
     const bool qr = traits.matrices >= 2;  // Q and R
     any_inverse = any_inverse || !qr;
     metrics_flops += qr ? 12 : 2;
@@ -147,7 +171,7 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
     item.seconds += double(e.moves) * (fast ? kFastUpdateSeconds : kMpUpdateSeconds) * entries;
   }
   if (fast) item.seconds += checkpoints * kFastInverseSeconds * n * n * n;
-  item.seconds += checkpoints * metrics_flops * n * n * n / kMetricsFlopsPerSecond;
+  item.seconds += checkpoints * metrics_flops * n * n * n / kBlasFlopsPerSecond;
   if (study.reference.certify) {
     item.seconds += 2 * kCertifySeconds128 * std::max(1.0, bits / 128) * n * n * n;
   }

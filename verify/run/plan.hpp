@@ -9,7 +9,8 @@
 // runner's matrices and long-double metric copies, the mp reference and the
 // Arb certification, plus the process's resident size; transient parts count
 // one at a time (docs/resources.md; the constants, measured, are in
-// plan.cpp). The time model is good to a factor of a few and is only shown,
+// plan.cpp). The time model, within a factor of two of measured runs on this
+// project's machine (docs/resources.md), is only shown,
 // never used to decide anything.
 
 #include <cstdint>

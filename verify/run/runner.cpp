@@ -525,7 +525,9 @@ void LockstepExperiment::checkpoint() {
   // not measured there (NaN), and no sign is judged.
   const bool singular = reference_.singular();
   const auto ref_log_det = reference_.log_det();
-  const Eigen::MatrixXd ref_inverse = singular ? Eigen::MatrixXd() : reference_.inverse();
+  reference::LockstepReference::InverseWithPivot ref_inverses;
+  if (!singular) ref_inverses = reference_.inverse_with_pivot();
+  const Eigen::MatrixXd& ref_inverse = ref_inverses.inverse;
   const Eigen::MatrixXd& a = reference_.matrix();
   ReferenceCheckpoint reference_row{move_, accepted_, double(ref_log_det.log_abs),
                                     ref_log_det.sign, reference_.condition_1(),
@@ -537,8 +539,10 @@ void LockstepExperiment::checkpoint() {
   ratio_condition_max_ = 0.0;
   const bool moved = move_ > last_checkpoint_;
   last_checkpoint_ = move_;
-  // The reference's inverse is the pivot of every strategy's residual (one
-  // DGEMM each), its own residual evaluated once, at the first inverse.
+  // A pivot serves every strategy's residual (one DGEMM each): the fast
+  // reference's unrefined inverse with the residual its refinement already
+  // evaluated, or else the reference's inverse, its residual evaluated once,
+  // at the first inverse.
   std::optional<InverseResiduals> residuals;
 
   for (Lane& lane : lanes_) {
@@ -570,7 +574,12 @@ void LockstepExperiment::checkpoint() {
     c.inverse_residual_max = c.inverse_residual_fro = c.inverse_divergence = kNaN;
     c.condition_estimate = c.qr_residual = c.orthogonality_loss = kNaN;
     if (state.inverse) {
-      if (!residuals) residuals.emplace(a, ref_inverse);
+      if (!residuals && ref_inverses.pivot.size() > 0) {
+        residuals.emplace(a, std::move(ref_inverses.pivot), std::move(ref_inverses.pivot_residual),
+                          ref_inverses.pivot_residual_bound);
+      } else if (!residuals) {
+        residuals.emplace(a, ref_inverse);
+      }
       const InverseResidual r = (*residuals)(*state.inverse);
       c.inverse_residual_max = r.max_abs;
       c.inverse_residual_fro = r.frobenius_rms;

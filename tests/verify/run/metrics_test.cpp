@@ -12,6 +12,7 @@
 #include <string>
 
 #include "slaterlab/reference/dd_kernels.hpp"
+#include "slaterlab/reference/fast_reference.hpp"
 #include "slaterlab/strategies/determinant/updater_options.hpp"
 #include "verify/inputs/workload.hpp"
 
@@ -127,6 +128,26 @@ void for_each_precision_inverse(const Eigen::MatrixXd& a, const std::string& wha
   }
 }
 
+/// Every precision's inverse of a: the pivot's residual agrees with the dd
+/// oracle within its bound, a bound below 1e-2 of the residual.
+void expect_pivot_agrees(const Eigen::MatrixXd& a, const InverseResiduals& residuals, double kappa) {
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(a.rows(), a.cols());
+  for_each_precision_inverse(a, "kappa " + std::to_string(kappa), [&](const Eigen::MatrixXd& x,
+                                                                      const std::string& what) {
+    const Eigen::MatrixXd exact = dd_residual(a, x, identity);
+    const double exact_max = exact.cwiseAbs().maxCoeff();
+    const InverseResidual r = residuals(x);
+    EXPECT_LE(std::abs(r.max_abs - exact_max), r.max_abs_bound + oracle_error(a, x, exact)) << what;
+    EXPECT_LE(r.max_abs_bound, 1e-2 * exact_max) << what;
+    // Its error relative to the residual is about N u kappa = 2e-6 at
+    // kappa = 1e8, far below kPivotAccuracy: the pivot serves every
+    // precision there.
+    if (kappa <= 1e8) {
+      EXPECT_EQ(r.evaluation, Evaluation::shared_pivot) << what;
+    }
+  });
+}
+
 TEST(Metrics, SplitAgreesWithTheOracleOnStrategiesInverses) {
   // N = 200: the slices have beta = 22 bits (ceil(log2 200) = 8), not a power of two.
   for (const double kappa : {1.0, 1e8, 1e12}) {
@@ -142,25 +163,31 @@ TEST(Metrics, SharedPivotAgreesWithTheOracleWithinItsBound) {
   // The pivot is a double inverse from another LU (as the reference's is
   // one of its own); the strategies' inverses differ from it by their
   // rounding errors, times kappa.
+  for (const double kappa : {1.0, 1e8, 1e12}) {
+    const Eigen::MatrixXd a = randsvd(200, kappa, 8);
+    expect_pivot_agrees(a, InverseResiduals(a, a.partialPivLu().inverse()), kappa);
+  }
+}
+
+TEST(Metrics, AReferencesStartAndItsResidualServeAsThePivot) {
+  // The fast reference's checkpoint inverse hands out the double inverse it
+  // refined and that one's residual with an entrywise bound: the same
+  // guarantees as the pivot evaluated here (the previous test's).
   const Eigen::Index n = 200;
   const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n, n);
   for (const double kappa : {1.0, 1e8, 1e12}) {
     const Eigen::MatrixXd a = randsvd(n, kappa, 8);
-    const InverseResiduals residuals(a, a.partialPivLu().inverse());
-    for_each_precision_inverse(a, "kappa " + std::to_string(kappa), [&](const Eigen::MatrixXd& x,
-                                                                        const std::string& what) {
-      const Eigen::MatrixXd exact = dd_residual(a, x, identity);
-      const double exact_max = exact.cwiseAbs().maxCoeff();
-      const InverseResidual r = residuals(x);
-      EXPECT_LE(std::abs(r.max_abs - exact_max), r.max_abs_bound + oracle_error(a, x, exact)) << what;
-      EXPECT_LE(r.max_abs_bound, 1e-2 * exact_max) << what;
-      // Its error relative to the residual is about N u kappa = 2e-6 at
-      // kappa = 1e8, far below kPivotAccuracy: the pivot serves every
-      // precision there.
-      if (kappa <= 1e8) {
-        EXPECT_EQ(r.evaluation, Evaluation::shared_pivot) << what;
-      }
-    });
+    reference::FastReference fast;
+    fast.reset(a);
+    reference::FastInverse inverse = fast.inverse();
+    ASSERT_TRUE(std::isfinite(inverse.start_residual_bound));
+    const Eigen::MatrixXd start_exact = dd_residual(a, inverse.start, identity);
+    EXPECT_LE((inverse.start_residual - start_exact).cwiseAbs().maxCoeff(),
+              inverse.start_residual_bound + oracle_error(a, inverse.start, start_exact));
+    expect_pivot_agrees(a,
+                        InverseResiduals(a, std::move(inverse.start), std::move(inverse.start_residual),
+                                         inverse.start_residual_bound),
+                        kappa);
   }
 }
 

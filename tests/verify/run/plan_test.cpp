@@ -67,6 +67,24 @@ TEST(Plan, CheckpointOnlyReferencesTradeMpUpdatesForFactorisations) {
   EXPECT_GT(plan_study(parse_study(kOneGaussian, "t", sparse)).items.at(0).seconds, per_move);
 }
 
+TEST(Plan, CountsEachStrategysOwnMovesByItsTraits) {
+  // A strategy's moves cost a rank-1 pass over what it keeps, in proportion
+  // to its storage bytes: sm in float takes less time than sm in double, a
+  // windowed delayed update less again, and recompute (an LU per move) more;
+  // the rest of the plan (reference, checkpoints) is the same for all four.
+  const auto seconds = [](const std::string& strategy, const std::string& moves) {
+    const std::string study = "[study]\nname = \"t\"\n[[experiment]]\nworkload = \"gaussian\"\n"
+                              "n = 512\nmoves = " + moves + "\n[[strategy]]\n" + strategy;
+    return plan_study(parse_study(study, "t")).items.at(0).seconds;
+  };
+  const std::string sm_double = "name = \"sm\"\nprecision = \"double\"\n";
+  const double sm = seconds(sm_double, "512");
+  EXPECT_LT(seconds("name = \"sm\"\nprecision = \"float\"\n", "512"), sm);
+  EXPECT_LT(seconds("name = \"delayed\"\nk = 32\nprecision = \"double\"\n", "512"), sm);
+  EXPECT_GT(seconds("name = \"recompute\"\nprecision = \"double\"\n", "512"), sm);
+  EXPECT_GT(seconds(sm_double, "1024"), sm);
+}
+
 TEST(Plan, RefusalNamesTheExperimentTheEstimateAndTheAvailableMemory) {
   const StudyConfig study = parse_study(kOneGaussian, "t", {"experiment.n=100000"});
   const StudyPlan plan = plan_study(study);
