@@ -394,13 +394,22 @@ FastLogDet FastReference::log_det() const {
   return out;
 }
 
-// X1 = X0 + X0 R^, R^ = I - A X0 to about u^2 (split_residual, or Dot2
-// where splitting cannot be exact) rounded to double. With R = I - A X0,
-// dR = R^ - R and G the rounding of the product X0 R^ (|G| <= gamma_N |X0||R^|):
-//   I - A X1 = -dR + R R^ - A G, so ||I - A X1|| <= ||dR|| + ||R|| ||R^|| + ||A|| ||G||,
-// and ||A^{-1} - X1|| <= ||X1|| ||I - A X1|| / (1 - ||I - A X1||). X0 is the
-// preconditioner itself while no update has touched it since its LU (the
-// same LAPACK calls on the same matrix).
+// X1 = X0 + C, C = fl(X0 R^), R^ = I - A X0 to about u^2 (split_residual, or
+// Dot2 where splitting cannot be exact) rounded to double; X0 + C is exact as
+// an unevaluated dd sum, and the bound is for that sum. With R = I - A X0
+// (r = ||R||_1 <= r1 + dr, r1 = ||R^||_1), dR = R^ - R (||dR||_1 <= dr) and G
+// the rounding of the product (|G| <= gamma_N |X0||R^|, Higham 3.5):
+//   A^{-1} - X0 = A^{-1} R, so A^{-1} - X0 - X0 R = (A^{-1} - X0) R = A^{-1} R^2,
+//   A^{-1} - X1 = A^{-1} R^2 - X0 dR - G.
+// A X0 = I - R gives A^{-1} = X0 (I - R)^{-1}, ||A^{-1}|| <= ||X0|| / (1 - r), so
+//   ||A^{-1} - X1|| <= ||X0|| (r^2 / (1 - r) + dr + gamma_N r1),
+// and ||X1|| >= ||X0|| - ||C|| >= ||X0|| (1 - (1 + gamma_N) r1). G is not seen
+// through A here: the residual route (I - A X1 = -dR + R R^ - A G, then
+// ||A^{-1} - X1|| <= ||X1|| ||I - A X1|| / (1 - ||I - A X1||)) carries
+// ||A|| ||G|| <= gamma_N kappa_1 r1, a worst case that exceeds the trust
+// threshold u kappa_1 once N r1 is large (N = 4096, kappa_1 ~ 1e7). Both are
+// rigorous; the smaller is returned. X0 is the preconditioner itself while no
+// update has touched it since its LU (the same LAPACK calls on the same matrix).
 FastInverse FastReference::inverse() const {
   require_ready("inverse");
   const int n = int(size());
@@ -430,9 +439,18 @@ FastInverse FastReference::inverse() const {
   out.start_residual_bound = dr;
   out.start = std::move(x0);
   const double r1 = up(norm_1(rh));
-  const double g = up(dd::gamma(nn) * x01 * r1);
-  const double residual = up(dr + (r1 + dr) * r1 + a1 * g);
-  out.relative_bound = residual < 1 ? up(residual / (1 - residual)) : kInf;
+  const double r = up(r1 + dr);
+  const double gamma_n = dd::gamma(nn);
+  const double g = up(gamma_n * x01 * r1);
+  const double residual = up(dr + r * r1 + a1 * g);
+  const double residual_route = residual < 1 ? up(residual / (1 - residual)) : kInf;
+  // up()'s relative slack, applied downward to the two positive denominators.
+  const auto down = [](double v) { return v * (1 - 1e-8); };
+  const double x1_floor = down(1 - up((1 + gamma_n) * r1));
+  const double forward_route =
+      r < 1 && x1_floor > 0 ? up(up(up(r * r / down(1 - r)) + dr + up(gamma_n * r1)) / x1_floor)
+                            : kInf;
+  out.relative_bound = std::min(residual_route, forward_route);
   out.trusted = out.relative_bound <= kFastTrustMargin * kU * a1 * x01;
   return out;
 }
