@@ -244,8 +244,9 @@ class LockstepExperiment {
   void start();
   /// A fast engine's fallback to mp resets mp at N^3 mp cost (about two
   /// hours at N = 4096, 50 digits): where that exceeds the plan's estimate
-  /// for the whole experiment, one line on stderr says which result was not
-  /// trusted, so that a study never spends that time silently.
+  /// for the whole experiment, one line on stderr (at the first such reset)
+  /// says which result was not trusted, so that a study never spends that
+  /// time silently.
   void warn_of_costly_fallbacks();
   void step();
   /// One update cycle (workloads with cycles): always applied.
@@ -317,7 +318,9 @@ void LockstepExperiment::warn_of_costly_fallbacks() {
   const double reset = mp_reset_seconds(study_.reference.digits, n);
   const double planned = experiment_seconds(experiment_, study_);
   if (reset <= planned) return;
-  reference_.set_mp_reset_notice([this, reset, planned](const char* quantity, double bound) {
+  reference_.set_mp_reset_notice([this, reset, planned, told = false](const char* quantity,
+                                                                      double bound) mutable {
+    if (std::exchange(told, true)) return;  // once per experiment: each reset costs the same
     fmt::print(stderr,
                "slaterlab: warning: experiment '{}' at move {}: the fast reference's {} is not "
                "trusted (bound {:.3g}); the {}-digit mp reference takes over, its reset about {} "
