@@ -129,10 +129,12 @@ TEST(FastReference, AgreesWithMpWithinItsBoundsFromKappa1To1e12) {
 // kFastTrustMargin u kappa_1 once gamma_N r1 > kFastTrustMargin u, i.e.
 // r1 > about kFastTrustMargin / N; the forward bound sees G only through
 // ||X0||: it stays trusted, and mp agrees within it (tolerance as above).
+// At kappa = 1e12 even r1^2, the first step's own error, is above the
+// threshold: the second step (from the exact residual of X0 + C) is needed.
 TEST(FastReference, InverseWithLargeNTimesResidualIsTrusted) {
   constexpr Eigen::Index n = 128;
   const double gamma_n = double(n) * kU / (1 - double(n) * kU);
-  for (const double kappa : {1e10, 1e11}) {
+  for (const double kappa : {1e10, 1e11, 1e12}) {
     const std::string where = "kappa=" + std::to_string(kappa);
     const Eigen::MatrixXd a = seeded_randsvd(n, kappa, 11);
     FastReference fast;
@@ -141,6 +143,9 @@ TEST(FastReference, InverseWithLargeNTimesResidualIsTrusted) {
     const double r1 = norm_1(inv.start_residual);
     // The case the residual route could not trust: its G term alone is above the threshold.
     ASSERT_GT(gamma_n * r1, reference::kFastTrustMargin * kU) << where;
+    if (kappa == 1e12) {
+      ASSERT_GT(r1 * r1, reference::kFastTrustMargin * kU * norm_1(a) * norm_1(inv.start)) << where;
+    }
     EXPECT_TRUE(inv.trusted) << where << " bound " << inv.relative_bound;
     MpReference mp(kTruthDigits);
     mp.reset(a);
