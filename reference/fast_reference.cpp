@@ -394,46 +394,107 @@ FastLogDet FastReference::log_det() const {
   return out;
 }
 
-// X1 = X0 + X0 R^, R^ = I - A X0 to about u^2 (split_residual, or Dot2
-// where splitting cannot be exact) rounded to double. With R = I - A X0,
-// dR = R^ - R and G the rounding of the product X0 R^ (|G| <= gamma_N |X0||R^|):
-//   I - A X1 = -dR + R R^ - A G, so ||I - A X1|| <= ||dR|| + ||R|| ||R^|| + ||A|| ||G||,
-// and ||A^{-1} - X1|| <= ||X1|| ||I - A X1|| / (1 - ||I - A X1||). X0 is the
-// preconditioner itself while no update has touched it since its LU (the
-// same LAPACK calls on the same matrix).
+// X1 = X0 + C, C = fl(X0 R^), R^ = I - A X0 to about u^2 (split_residual, or
+// Dot2 where splitting cannot be exact) rounded to double; X0 + C is exact as
+// an unevaluated dd sum, and the bound is for that sum. With R = I - A X0
+// (r = ||R||_1 <= r1 + dr, r1 = ||R^||_1), dR = R^ - R (||dR||_1 <= dr) and G
+// the rounding of the product (|G| <= gamma_N |X0||R^|, Higham 3.5):
+//   A^{-1} - X0 = A^{-1} R, so A^{-1} - X0 - X0 R = (A^{-1} - X0) R = A^{-1} R^2,
+//   A^{-1} - X1 = A^{-1} R^2 - X0 dR - G.
+// A X0 = I - R gives A^{-1} = X0 (I - R)^{-1}, ||A^{-1}|| <= ||X0|| / (1 - r), so
+//   ||A^{-1} - X1|| <= ||X0|| (r^2 / (1 - r) + dr + gamma_N r1),
+// and ||X1|| >= ||X0|| - ||C|| >= ||X0|| (1 - (1 + gamma_N) r1). G is not seen
+// through A here: the residual route (I - A X1 = -dR + R R^ - A G, then
+// ||A^{-1} - X1|| <= ||X1|| ||I - A X1|| / (1 - ||I - A X1||)) carries
+// ||A|| ||G|| <= gamma_N kappa_1 r1, a worst case that exceeds the trust
+// threshold u kappa_1 once N r1 is large (N = 4096, kappa_1 ~ 1e7). Both are
+// rigorous; the smaller is taken. Where it is still above the trust threshold
+// (r^2 itself, at large kappa_1), a second step from the exact X1 = X0 + C:
+// R1 = I - A X1 = R - A C, R1^ = R^ + fl((I - A C)^ - I) (A C by the same
+// error-free split; each of the two roundings at most u |result|), C2 =
+// fl(Xh R1^) with Xh = fl(X0 + C), so |Xh - X1| <= u/(1 - u) |Xh| <= 2u |Xh|
+// and C2 - X1 R1^ = rounding + (Xh - X1) R1^, within (gamma_N + 2u) |Xh||R1^|;
+// the same forward bound with ||X1|| within 2u of ||Xh|| bounds X2 = X1 + C2,
+// kept as the dd sum X0 + C + C2 and rounded once. About six DGEMMs more, only
+// then. X0 is the preconditioner itself while no update has touched it since
+// its LU (the same LAPACK calls on the same matrix).
+namespace {
+
+/// I - A X rounded to double with a bound of its error's 1-norm: split
+/// products, or Dot2 where splitting cannot be exact.
+SplitResidual identity_residual(const Eigen::MatrixXd& a, const Eigen::MatrixXd& x) {
+  if (std::optional<SplitResidual> split = split_residual(a, x)) return std::move(*split);
+  const int n = int(a.rows());
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n, n);
+  Eigen::MatrixXd rl(n, n);
+  SplitResidual out{Eigen::MatrixXd(n, n), 0.0};
+  dd::residual_gemm(n, n, n, a.data(), n, dd::Shape::full, x.data(), n, dd::Shape::full,
+                    identity.data(), n, out.r.data(), rl.data(), n);
+  out.error_1 = up(2 * kU * norm_1(out.r) + dot2_gamma2(double(n)) * up(norm_1(a)) * up(norm_1(x)));
+  return out;
+}
+
+/// The forward bound of one step X + C, C = fl(Xh R^), relative to ||X + C||
+/// (derivation above inverse()): r1 = ||R^||_1, dr >= ||R^ - R||_1, |G| <=
+/// gamma |Xh||R^|, and X within x_slack of Xh in norm.
+double forward_step_bound(double r1, double dr, double gamma, double x_slack) {
+  // up()'s relative slack, applied downward to the positive denominators.
+  const auto down = [](double v) { return v * (1 - 1e-8); };
+  const double r = up(r1 + dr);
+  const double x_floor = down(1 - x_slack - up((1 + gamma) * r1));
+  if (r >= 1 || x_floor <= 0) return kInf;
+  return up(up(up(up(r * r / down(1 - r)) + dr) * (1 + x_slack) + up(gamma * r1)) / x_floor);
+}
+
+}  // namespace
+
 FastInverse FastReference::inverse() const {
   require_ready("inverse");
   const int n = int(size());
   Eigen::MatrixXd x0 = updates_since_refactor_ == 0 ? x_ : lu_inverse(double_lu(a_));
   const double nn = double(n);
   const double a1 = up(norm_1(a_)), x01 = up(norm_1(x0));
-  Eigen::MatrixXd rh;
-  double dr = 0.0;
-  if (std::optional<SplitResidual> split = split_residual(a_, x0)) {
-    rh = std::move(split->r);
-    dr = split->error_1;
-  } else {
-    const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n, n);
-    Eigen::MatrixXd rl(n, n);
-    rh.resize(n, n);
-    dd::residual_gemm(n, n, n, a_.data(), n, dd::Shape::full, x0.data(), n, dd::Shape::full,
-                      identity.data(), n, rh.data(), rl.data(), n);
-    dr = up(2 * kU * norm_1(rh) + dot2_gamma2(nn) * a1 * x01);
-  }
+  SplitResidual start = identity_residual(a_, x0);
+  const Eigen::MatrixXd& rh = start.r;
+  const double dr = start.error_1;
   Eigen::MatrixXd correction(n, n);
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, x0.data(), n, rh.data(), n,
               0.0, correction.data(), n);
   FastInverse out;
   out.inverse = x0 + correction;  // X1 = X0 + correction exactly in dd; the hi part returned
+  const double r1 = up(norm_1(rh));
+  const double gamma_n = dd::gamma(nn);
+  const double g = up(gamma_n * x01 * r1);
+  const double residual = up(dr + up(r1 + dr) * r1 + a1 * g);
+  const double residual_route = residual < 1 ? up(residual / (1 - residual)) : kInf;
+  out.relative_bound = std::min(residual_route, forward_step_bound(r1, dr, gamma_n, 0.0));
+  const double threshold = kFastTrustMargin * kU * a1 * x01;
+  if (out.relative_bound > threshold) {
+    // The second step, from the exact X1 = X0 + C: R1 = R - A C = R^ + ((I - A C)^ - I)
+    // minus the two residuals' errors and two roundings (each at most u |result|).
+    const SplitResidual ac = identity_residual(a_, correction);
+    const Eigen::MatrixXd minus_ac = ac.r - Eigen::MatrixXd::Identity(n, n);
+    const Eigen::MatrixXd r1h = rh + minus_ac;
+    const double dr1 = up(dr + ac.error_1 + kU * (1 + kU) * (norm_1(minus_ac) + norm_1(r1h)));
+    Eigen::MatrixXd correction2(n, n);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, out.inverse.data(), n,
+                r1h.data(), n, 0.0, correction2.data(), n);
+    // Xh = fl(X0 + C) is within u/(1 - u) <= 2u of X1 entrywise: x_slack 2u, and
+    // (Xh - X1) R1^ joins the product's rounding, gamma_N + 2u.
+    const double bound2 = forward_step_bound(up(norm_1(r1h)), dr1, up(gamma_n + 2 * kU), 2 * kU);
+    if (bound2 < out.relative_bound) {
+      out.relative_bound = bound2;
+      for (Eigen::Index k = 0; k < out.inverse.size(); ++k) {  // X0 + C + C2 in dd, then rounded
+        const Dd sum = dd::add(dd::two_sum(x0.data()[k], correction.data()[k]), correction2.data()[k]);
+        out.inverse.data()[k] = sum.hi + sum.lo;
+      }
+    }
+  }
+  out.trusted = out.relative_bound <= threshold;
   // ||R^ - R||_1 bounds every entry's error; negation is exact.
   out.start_residual = -rh;
   out.start_residual_bound = dr;
   out.start = std::move(x0);
-  const double r1 = up(norm_1(rh));
-  const double g = up(dd::gamma(nn) * x01 * r1);
-  const double residual = up(dr + (r1 + dr) * r1 + a1 * g);
-  out.relative_bound = residual < 1 ? up(residual / (1 - residual)) : kInf;
-  out.trusted = out.relative_bound <= kFastTrustMargin * kU * a1 * x01;
   return out;
 }
 

@@ -75,7 +75,8 @@ class FastReference {
 
   FastLogDet log_det() const;
   /// One refinement step X + X (I - A X) from a fresh double inverse, the
-  /// residual to about u^2 (split BLAS products): O(N^3), for checkpoints.
+  /// residual to about u^2 (split BLAS products), and a second one where the
+  /// first is not trusted: O(N^3), for checkpoints.
   FastInverse inverse() const;
   const Eigen::MatrixXd& matrix() const { return a_; }
   /// ||A||_1 ||X||_1 with X the double inverse (relative error below 1e-4).

@@ -20,6 +20,11 @@ MpReference& LockstepReference::mp_here() const {
   return *mp_;
 }
 
+MpReference& LockstepReference::mp_for(const char* quantity, double bound) const {
+  if (notice_ && !mp_current_) notice_(quantity, bound);
+  return mp_here();
+}
+
 MpReference& LockstepReference::hand_over() {
   if (!on_mp()) {
     MpReference& mp = mp_here();
@@ -61,7 +66,7 @@ RatioInfo LockstepReference::ratio(Eigen::Index k, const Eigen::VectorXd& new_co
   const FastRatio fast = fast_.ratio(k, new_column);
   if (fast.trusted) return fast.info;
   ++fallbacks_;
-  const RatioInfo info = mp_here().ratio(k, new_column);
+  const RatioInfo info = mp_for("ratio", fast.error_bound).ratio(k, new_column);
   mp_pending_ = true;
   return info;
 }
@@ -111,17 +116,18 @@ MpLogDet LockstepReference::log_det() const {
   const FastLogDet fast = fast_.log_det();
   if (fast.trusted) return fast.value;
   ++fallbacks_;
-  return mp_here().log_det();
+  return mp_for("log_det", fast.error_bound).log_det();
 }
 
 double LockstepReference::log_det_error_bound() const {
-  if (!on_mp()) {
+  const MpReference* mp = on_mp() ? &*mp_ : nullptr;
+  if (!mp) {
     const FastLogDet fast = fast_.log_det();
     if (fast.trusted) return fast.error_bound;
+    mp = &mp_for("log_det", fast.error_bound);
   }
-  const MpReference& mp = on_mp() ? *mp_ : mp_here();
   const double n = double(size());
-  return 16 * n * n * mp_epsilon(digits_) * mp.condition_1();
+  return 16 * n * n * mp_epsilon(digits_) * mp->condition_1();
 }
 
 Eigen::MatrixXd LockstepReference::inverse() const { return inverse_with_pivot().inverse; }
@@ -136,7 +142,7 @@ LockstepReference::InverseWithPivot LockstepReference::inverse_with_pivot() cons
     out.inverse = std::move(fast.inverse);
   } else {
     ++fallbacks_;
-    out.inverse = mp_here().inverse();
+    out.inverse = mp_for("inverse", fast.relative_bound).inverse();
   }
   return out;
 }

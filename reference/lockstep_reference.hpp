@@ -19,10 +19,15 @@
 // - log_det_error_bound(): a bound of |log|det A| - log_det().log_abs|
 //   before the long double rounding: the fast reference's own bound, or mp's
 //   model 16 N^2 u_mp kappa_1 (the mp tests' model).
+// - set_mp_reset_notice(f): f(quantity, bound) is called just before a
+//   fallback resets mp (an O(N^3) mp LU), with the result the fast reference
+//   did not trust ("ratio", "log_det", "inverse") and its bound; the results
+//   are the same with or without it.
 
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -80,6 +85,9 @@ class LockstepReference {
   double condition_1() const;
   Eigen::Index size() const { return matrix().rows(); }
 
+  using MpResetNotice = std::function<void(const char* quantity, double bound)>;
+  void set_mp_reset_notice(MpResetNotice notice) { notice_ = std::move(notice); }
+
   ReferenceEngine engine() const { return engine_; }
   /// Results of a fast engine that came from mp because the fast bound was too large.
   std::int64_t fallbacks() const { return fallbacks_; }
@@ -93,6 +101,8 @@ class LockstepReference {
   MpReference& hand_over();
   /// The mp reference at the current matrix (reset there if it is not).
   MpReference& mp_here() const;
+  /// mp_here() for a fast result not trusted: the notice first, if mp must be reset.
+  MpReference& mp_for(const char* quantity, double bound) const;
 
   ReferenceEngine engine_;
   int digits_;
@@ -103,6 +113,7 @@ class LockstepReference {
   bool mp_pending_ = false;          // fast engine: mp_ holds the pending proposal too
   mutable std::int64_t fallbacks_ = 0;
   bool handed_over_ = false;
+  MpResetNotice notice_;
 };
 
 }  // namespace slaterlab::reference

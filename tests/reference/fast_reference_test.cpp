@@ -123,6 +123,40 @@ TEST(FastReference, AgreesWithMpWithinItsBoundsFromKappa1To1e12) {
   }
 }
 
+// The checkpoint inverse where N r1 is large (r1 = ||I - A X0||_1 of the
+// double inverse): bounding the correction's DGEMM rounding G through A
+// (||A|| ||G|| <= gamma_N kappa_1 r1) exceeds the trust threshold
+// kFastTrustMargin u kappa_1 once gamma_N r1 > kFastTrustMargin u, i.e.
+// r1 > about kFastTrustMargin / N; the forward bound sees G only through
+// ||X0||: it stays trusted, and mp agrees within it (tolerance as above).
+// At kappa = 1e12 even r1^2, the first step's own error, is above the
+// threshold: the second step (from the exact residual of X0 + C) is needed.
+TEST(FastReference, InverseWithLargeNTimesResidualIsTrusted) {
+  constexpr Eigen::Index n = 128;
+  const double gamma_n = double(n) * kU / (1 - double(n) * kU);
+  for (const double kappa : {1e10, 1e11, 1e12}) {
+    const std::string where = "kappa=" + std::to_string(kappa);
+    const Eigen::MatrixXd a = seeded_randsvd(n, kappa, 11);
+    FastReference fast;
+    fast.reset(a);
+    const auto inv = fast.inverse();
+    const double r1 = norm_1(inv.start_residual);
+    // The case the residual route could not trust: its G term alone is above the threshold.
+    ASSERT_GT(gamma_n * r1, reference::kFastTrustMargin * kU) << where;
+    if (kappa == 1e12) {
+      ASSERT_GT(r1 * r1, reference::kFastTrustMargin * kU * norm_1(a) * norm_1(inv.start)) << where;
+    }
+    EXPECT_TRUE(inv.trusted) << where << " bound " << inv.relative_bound;
+    MpReference mp(kTruthDigits);
+    mp.reset(a);
+    const Eigen::MatrixXd mp_inv = mp.inverse();
+    EXPECT_LE(norm_1(inv.inverse - mp_inv),
+              inv.relative_bound * norm_1(mp_inv) +
+                  kEpsD * (norm_1(inv.inverse) + norm_1(mp_inv)))
+        << where;
+  }
+}
+
 TEST(FastReference, NearSingularMovesStayWithinTheirBounds) {
   constexpr Eigen::Index n = 32;
   const Eigen::MatrixXd a = seeded_randsvd(n, 10.0, 5);

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "slaterlab/reference/lockstep_reference.hpp"
 #include "tests/reference/reference_test_support.hpp"
@@ -80,6 +83,28 @@ TEST(LockstepReference, TheFastEngineFallsBackToMpBeyondDoublePrecision) {
   // to long double.
   EXPECT_LE(std::fabs(lockstep.log_det().log_abs - mp.log_det().log_abs),
             lockstep.log_det_error_bound() + two_ld_ulps(mp.log_det().log_abs));
+}
+
+// The notice comes once per mp reset, before it, naming the result the fast
+// reference did not trust and its bound; the results are mp's as without it.
+TEST(LockstepReference, AFallbackResetOfMpIsNoticedOnceWithTheUntrustedResult) {
+  constexpr Eigen::Index n = 24;
+  const Eigen::MatrixXd a = seeded_randsvd(n, 1e18, 5);
+  LockstepReference lockstep(ReferenceEngine::fast, 100, 0);
+  std::vector<std::pair<std::string, double>> notices;
+  lockstep.set_mp_reset_notice(
+      [&notices](const char* quantity, double bound) { notices.emplace_back(quantity, bound); });
+  MpReference mp(100, 0);
+  lockstep.reset(a);
+  mp.reset(a);
+  const Eigen::MatrixXd inverse = lockstep.inverse();
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_EQ(notices[0].first, "inverse");
+  EXPECT_GT(notices[0].second, kFastTrustMargin * 0x1p-53 * lockstep.condition_1());
+  EXPECT_EQ(lockstep.fallbacks(), 1);
+  EXPECT_TRUE(inverse == mp.inverse());  // mp's own result, the same digits and matrix
+  (void)lockstep.log_det();  // mp already stands at this matrix: no second reset
+  EXPECT_EQ(notices.size(), 1u);
 }
 
 }  // namespace

@@ -163,10 +163,8 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
                                 : 1 + (study.reference.recompute_every > 0
                                            ? double(e.moves) / double(study.reference.recompute_every)
                                            : 0.0);
-  const double factor_seconds = fast                          ? kFastFactorSeconds
-                                : study.reference.digits > 50 ? kMpFactorSeconds100
-                                                              : kMpFactorSeconds50;
-  item.seconds += factorisations * factor_seconds * n * n * n;
+  item.seconds += factorisations * (fast ? kFastFactorSeconds * n * n * n
+                                         : mp_reset_seconds(study.reference.digits, n));
   if (study.reference.per_move) {
     item.seconds += double(e.moves) * (fast ? kFastUpdateSeconds : kMpUpdateSeconds) * entries;
   }
@@ -229,6 +227,14 @@ double mem_available_bytes() {
 }
 
 }  // namespace
+
+double mp_reset_seconds(int digits, double n) {
+  return (digits > 50 ? kMpFactorSeconds100 : kMpFactorSeconds50) * n * n * n;
+}
+
+double experiment_seconds(const ExperimentConfig& e, const StudyConfig& study) {
+  return plan_experiment(e, study).seconds;
+}
 
 StudyPlan plan_study(const StudyConfig& study) {
   StudyPlan plan;

@@ -48,6 +48,11 @@ struct StudyPlan {
 
 StudyPlan plan_study(const StudyConfig& study);
 
+/// The time model's estimate for one experiment of `study` (its plan item's seconds).
+double experiment_seconds(const ExperimentConfig& e, const StudyConfig& study);
+/// The time model's mp reference factorisation (a reset) at size n.
+double mp_reset_seconds(int digits, double n);
+
 /// Bytes this process may still allocate: the smaller of the kernel's
 /// MemAvailable and what the address-space limit (ulimit -v) leaves above
 /// the current virtual size. SLATERLAB_MEMORY_LIMIT (bytes) overrides it,

@@ -242,6 +242,12 @@ class LockstepExperiment {
 
  private:
   void start();
+  /// A fast engine's fallback to mp resets mp at N^3 mp cost (about two
+  /// hours at N = 4096, 50 digits): where that exceeds the plan's estimate
+  /// for the whole experiment, one line on stderr (at the first such reset)
+  /// says which result was not trusted, so that a study never spends that
+  /// time silently.
+  void warn_of_costly_fallbacks();
   void step();
   /// One update cycle (workloads with cycles): always applied.
   void step_cycle();
@@ -306,8 +312,27 @@ class LockstepExperiment {
   bool progress_ = false;
 };
 
+void LockstepExperiment::warn_of_costly_fallbacks() {
+  if (reference_.engine() != reference::ReferenceEngine::fast) return;
+  const double n = double(experiment_.workload.n);
+  const double reset = mp_reset_seconds(study_.reference.digits, n);
+  const double planned = experiment_seconds(experiment_, study_);
+  if (reset <= planned) return;
+  reference_.set_mp_reset_notice([this, reset, planned, told = false](const char* quantity,
+                                                                      double bound) mutable {
+    if (std::exchange(told, true)) return;  // once per experiment: each reset costs the same
+    fmt::print(stderr,
+               "slaterlab: warning: experiment '{}' at move {}: the fast reference's {} is not "
+               "trusted (bound {:.3g}); the {}-digit mp reference takes over, its reset about {} "
+               "(the plan allowed {} for the experiment)\n",
+               experiment_.name, move_, quantity, bound, study_.reference.digits,
+               format_seconds(reset), format_seconds(planned));
+  });
+}
+
 void LockstepExperiment::start() {
   cpu_share_.mark();
+  warn_of_costly_fallbacks();
   const Eigen::MatrixXd a0 = workload_->initial_matrix();
   const auto t0 = Clock::now();
   try {

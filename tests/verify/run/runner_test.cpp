@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -348,6 +350,43 @@ TEST_F(Runner, TheFastReferenceMeasuresWhatMpMeasures) {
       }
     }
   }
+}
+
+TEST_F(Runner, AFallbackToMpBeyondThePlanIsOneLineOnStderr) {
+  // kappa = 1e18: the fast reference trusts almost nothing, so mp is reset
+  // (at least once); at N = 8 an mp reset is about 1.1e-7 N^3 = 6e-5 s, more
+  // than the plan's estimate for this whole experiment (a few microseconds). One
+  // line for the experiment, however many resets; mp's engine never warns.
+  const std::string study = R"(
+[reference]
+engine = "ENGINE"
+[[experiment]]
+name = "stiff"
+workload = "randsvd"
+kappa = 1e18
+n = 8
+moves = 16
+checkpoint_every = 8
+[[strategy]]
+name = "sm"
+)";
+  const auto with_engine = [&study](const std::string& engine) {
+    std::string s = study;
+    s.replace(s.find("ENGINE"), 6, engine);
+    return s;
+  };
+  ::testing::internal::CaptureStderr();
+  const ResultsFile fast = run(parse_study(with_engine("fast"), "t"));
+  const std::string warned = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(fast.experiments.at(0).reference_engine);
+  EXPECT_GT(fast.experiments[0].reference_engine->fallbacks, 0);
+  EXPECT_EQ(std::count(warned.begin(), warned.end(), '\n'), 1) << warned;
+  EXPECT_NE(warned.find("slaterlab: warning: experiment 'stiff'"), std::string::npos) << warned;
+  EXPECT_NE(warned.find("is not trusted (bound "), std::string::npos) << warned;
+
+  ::testing::internal::CaptureStderr();
+  (void)run(parse_study(with_engine("mp"), "t"));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }
 
 TEST_F(Runner, CheckpointOnlyReferencesNeedForcedAcceptance) {
