@@ -182,6 +182,7 @@ void FastReference::factorize_with_log_det() {
   for (int i = 0; i < n; ++i) det_.multiply({r.lu.lu(i, i), 0.0});
   log_correction_ = dd::add(r.trace, -0.5 * r.trace2);
   log_bound_ = log_det_bound(r);
+  carried_ratios_ = 0;
   contraction_ = std::max(up(norm_1(r.f)), 2 * double(n) * kU * norm_1(a_) * norm_1(r.x));
   x_ = std::move(r.x);
   updates_since_refactor_ = 0;
@@ -346,6 +347,7 @@ void FastReference::accept() {
   if (rho == 0.0) throw SingularMatrixError("fast reference: the accepted ratio is exactly zero");
   const int n = int(size());
   det_.multiply(pending_rho_);
+  ++carried_ratios_;
   // |log|rho^| - log|rho|| <= b / (|rho^| - b) for the ratio's bound b.
   const double b = pending_bound_;
   log_bound_ = up(log_bound_ + (b < std::abs(rho) ? b / (std::abs(rho) - b) : kInf) + 4 * kU * kU);

@@ -84,6 +84,9 @@ class FastReference {
 
   Eigen::Index size() const { return a_.rows(); }
   bool has_pending() const { return pending_; }
+  /// True when log|det| has been carried through accepted ratios since its
+  /// last factorisation (its bound then includes theirs).
+  bool log_det_carried() const { return carried_ratios_ > 0; }
   /// Double refactorisations since reset() (the preconditioner's renewals).
   std::int64_t refactorisations() const { return refactorisations_; }
 
@@ -122,6 +125,7 @@ class FastReference {
   double pending_bound_ = 0.0;
   std::int64_t refactorisations_ = 0;
   std::int64_t updates_since_refactor_ = 0;  // Sherman-Morrison updates of x_
+  std::int64_t carried_ratios_ = 0;          // accepted ratios in det_ since its factorisation
 };
 
 }  // namespace slaterlab::reference

@@ -107,8 +107,10 @@ class LockstepReference {
   ReferenceEngine engine_;
   int digits_;
   int recompute_every_;
+  /// The fast log|det|, refactorised once where a carried bound is not trusted.
+  FastLogDet fast_log_det() const;
   mutable std::optional<MpReference> mp_;
-  FastReference fast_;
+  mutable FastReference fast_;  // log_det() may refactorise it (a fresh log|det| bound)
   mutable bool mp_current_ = false;  // fast engine: mp_ stands at fast_'s matrix
   bool mp_pending_ = false;          // fast engine: mp_ holds the pending proposal too
   mutable std::int64_t fallbacks_ = 0;

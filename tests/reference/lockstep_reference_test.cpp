@@ -66,6 +66,44 @@ TEST(LockstepReference, TheFastEngineAgreesWithMpAndNeedsNoFallbackWhenWellCondi
   EXPECT_EQ(lockstep.fallbacks(), 0);
 }
 
+TEST(LockstepReference, ACarriedLogDetBoundIsRenewedByTheFastEngineNotByMp) {
+  // Each accepted ratio adds its bound, up to 1e-5 u kappa_rho |rho| (the
+  // refinement's stop target), to the carried log|det| bound, while the trust
+  // threshold is 1e-3 u max(1, |log det|, kappa_1) of the matrix now. A
+  // near-singular move (column 0 := column 1 + 1e-12 g: kappa_rho about 1e12
+  // kappa) and its release (a fresh column) leave a well-conditioned matrix
+  // (randsvd kappa = 2, N = 32: threshold below 1e-17) carrying a bound of
+  // up to 1e-5 u 1e12 kappa_1, far above it: no longer trusted. The lockstep
+  // reference must then refactorise the fast engine, not reset mp.
+  constexpr Eigen::Index n = 32;
+  const Eigen::MatrixXd a = seeded_randsvd(n, 2.0, 11);
+  FastReference fast;
+  LockstepReference lockstep(ReferenceEngine::fast, 100, 0);
+  MpReference mp(100, 0);
+  fast.reset(a);
+  lockstep.reset(a);
+  mp.reset(a);
+  std::mt19937_64 rng(12);
+  const Eigen::VectorXd near = a.col(1) + 1e-12 * seeded_gaussian(n, 1, rng).col(0);
+  const Eigen::VectorXd fresh = seeded_gaussian(n, 1, rng).col(0);
+  for (const Eigen::VectorXd* column : {&near, &fresh}) {
+    fast.ratio(0, *column);
+    lockstep.ratio(0, *column);
+    mp.ratio(0, *column);
+    fast.accept();
+    lockstep.accept();
+    mp.accept();
+  }
+  ASSERT_FALSE(fast.log_det().trusted) << "the carried bound stayed trusted: no test";
+  const std::int64_t before = lockstep.fallbacks();
+  const MpLogDet value = lockstep.log_det();
+  EXPECT_EQ(lockstep.fallbacks(), before);
+  EXPECT_LE(std::fabs(value.log_abs - mp.log_det().log_abs),
+            lockstep.log_det_error_bound() + two_ld_ulps(mp.log_det().log_abs));
+  EXPECT_EQ(value.sign, mp.log_det().sign);
+  EXPECT_EQ(lockstep.fallbacks(), before);
+}
+
 TEST(LockstepReference, TheFastEngineFallsBackToMpBeyondDoublePrecision) {
   constexpr Eigen::Index n = 24;
   const Eigen::MatrixXd a = seeded_randsvd(n, 1e18, 5);
