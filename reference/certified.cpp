@@ -96,6 +96,23 @@ void to_fine_ball(arb_srcptr x, CertifiedLogDet& out) {
   out.fine_radius = arf_get_d(radius.get(), ARF_RND_UP);
 }
 
+/// The enclosure of log|det| in `out` (certified, bits, the double and the
+/// fine ball); false, with the reason in out.message, where it has no
+/// finite double enclosure.
+bool set_log_abs(arb_srcptr log_abs, CertifiedLogDet& out) {
+  double mid = 0.0, radius = 0.0;
+  if (!arb_is_finite(log_abs) || !to_double_ball(log_abs, mid, radius)) {
+    out.message = "not certified: log|det| could not be enclosed in double";
+    return false;
+  }
+  out.certified = true;
+  out.certified_bits = arb_rel_accuracy_bits(log_abs);
+  to_fine_ball(log_abs, out);
+  out.log_abs_mid = mid;
+  out.log_abs_radius = radius;
+  return true;
+}
+
 void check_input(const Eigen::MatrixXd& a, long precision_bits) {
   if (a.rows() != a.cols() || a.rows() == 0) {
     throw std::invalid_argument("certified: expected a non-empty square matrix, got " +
@@ -140,16 +157,10 @@ CertifiedLogDet certified_log_det(const Eigen::MatrixXd& a, long precision_bits)
   Ball log_abs;
   arb_abs(log_abs.get(), det.get());
   arb_log(log_abs.get(), log_abs.get(), precision_bits);
-  double mid = 0.0, radius = 0.0;
-  if (!arb_is_finite(log_abs.get()) || !to_double_ball(log_abs.get(), mid, radius)) {
-    out.message = "not certified: log|det| could not be enclosed in double" + at_bits(precision_bits);
+  if (!set_log_abs(log_abs.get(), out)) {
+    out.message += at_bits(precision_bits);
     return out;
   }
-  out.certified = true;
-  out.certified_bits = arb_rel_accuracy_bits(log_abs.get());
-  to_fine_ball(log_abs.get(), out);
-  out.log_abs_mid = mid;
-  out.log_abs_radius = radius;
   out.sign = arb_is_positive(det.get()) ? 1 : -1;  // the ball excludes zero
   out.message = "certified" + at_bits(precision_bits);
   return out;
@@ -184,16 +195,7 @@ CertifiedLogDet certified_log_det_blas(const Eigen::MatrixXd& a) {
   Float radius;
   arf_set_d(radius.get(), e.radius);
   arb_add_error_arf(sum.get(), radius.get());
-  double mid = 0.0, rad = 0.0;
-  if (!arb_is_finite(sum.get()) || !to_double_ball(sum.get(), mid, rad)) {
-    out.message = "not certified: log|det| could not be enclosed in double";
-    return out;
-  }
-  out.certified = true;
-  out.certified_bits = arb_rel_accuracy_bits(sum.get());
-  to_fine_ball(sum.get(), out);
-  out.log_abs_mid = mid;
-  out.log_abs_radius = rad;
+  if (!set_log_abs(sum.get(), out)) return out;
   out.sign = e.sign;
   out.message = "certified by a double LU with an exact residual";
   return out;
