@@ -235,9 +235,12 @@ FastReference::Refined FastReference::refine(Eigen::Index k, const Eigen::Vector
   Eigen::VectorXd yh(n), yl = Eigen::VectorXd::Zero(n), rh(n), rl(n), d(n);
   cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, x_.data(), n, new_column.data(), 1, 0.0,
               yh.data(), 1);
+  // Row k of X, gathered once (a strided pass costs about a tenth of the
+  // dgemv): its norms here, and accept()'s update of X reads it.
+  Eigen::VectorXd x_row = x_.row(k).transpose();
   const double a_inf = up(row_abs_.maxCoeff());
-  const double row_k = up(x_.row(k).cwiseAbs().sum());
-  const double row_2 = x_.row(k).norm();
+  const double row_k = up(x_row.cwiseAbs().sum());
+  const double row_2 = x_row.norm();
   const double residual_floor = (dot2_gamma2(n) + dd::gamma(n) * 2 * kU) * a_inf;
   const auto target = [&] {
     const double scale = std::min(kFastTrustMargin * conditioning_scale(yh, k, row_2),
@@ -290,7 +293,7 @@ FastReference::Refined FastReference::refine(Eigen::Index k, const Eigen::Vector
     stagnated = step > 0 && change > 0.5 * previous;
     previous = change;
   }
-  return {std::move(yh), std::move(yl), bound, theta, row_2, steps};
+  return {std::move(yh), std::move(yl), std::move(x_row), bound, theta, row_2, steps};
 }
 
 double FastReference::conditioning_scale(const Eigen::VectorXd& yh, Eigen::Index k,
@@ -334,6 +337,7 @@ FastRatio FastReference::ratio(Eigen::Index k, const Eigen::VectorXd& new_column
   pending_k_ = k;
   pending_column_ = new_column;
   pending_y_ = yh;
+  pending_x_row_ = std::move(y.x_row);
   pending_rho_ = rho;
   pending_bound_ = bound;
   return out;
@@ -352,10 +356,9 @@ void FastReference::accept() {
   const double b = pending_bound_;
   log_bound_ = up(log_bound_ + (b < std::abs(rho) ? b / (std::abs(rho) - b) : kInf) + 4 * kU * kU);
   // Sherman-Morrison on the double preconditioner: X -= (y - e_k) (e_k^T X) / rho.
-  Eigen::VectorXd v = x_.row(pending_k_).transpose();
-  Eigen::VectorXd w = pending_y_;
+  Eigen::VectorXd& w = pending_y_;
   w(pending_k_) -= 1.0;
-  cblas_dger(CblasColMajor, n, n, -1.0 / rho, w.data(), 1, v.data(), 1, x_.data(), n);
+  cblas_dger(CblasColMajor, n, n, -1.0 / rho, w.data(), 1, pending_x_row_.data(), 1, x_.data(), n);
   const double old2 = a_.col(pending_k_).squaredNorm();
   // The row sums of |A| follow the column: with s_i >= S_i (the exact sum),
   // s_i - |o_i| >= 0 and two roundings of non-negative results, t >= (s_i -

@@ -97,6 +97,7 @@ class FastReference {
   /// y = A^{-1} a' refined (fast_reference.cpp), its bound for y_k and the contraction.
   struct Refined {
     Eigen::VectorXd hi, lo;
+    Eigen::VectorXd x_row;  // e_k^T X
     double bound = 0.0;
     double theta = 0.0;
     double row_2 = 0.0;  // ||e_k^T X||_2
@@ -121,6 +122,7 @@ class FastReference {
   Eigen::Index pending_k_ = 0;
   Eigen::VectorXd pending_column_;
   Eigen::VectorXd pending_y_;   // A^{-1} a' rounded to double
+  Eigen::VectorXd pending_x_row_;  // e_k^T X
   dd::Dd pending_rho_;
   double pending_bound_ = 0.0;
   std::int64_t refactorisations_ = 0;

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -401,6 +402,14 @@ int guarded_main(int argc, char** argv, bool& escaped) {
 int main(int argc, char** argv) {
   // One BLAS thread: results are reproducible and timings are per core.
   openblas_set_num_threads(1);
+  // Checkpoints and references allocate N x N temporaries (8 MiB at
+  // N = 1024) again and again. glibc returns them to the kernel when freed
+  // (mmap above its threshold, heap trimming below), so each one is
+  // page-faulted and zeroed anew: 12 % of a study's time at N = 1024, and
+  // 88 s of system time in experiments/large-n.toml. Kept in the heap
+  // (no mmap, no trimming) they are reused; the peak memory is the same.
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   const slaterlab::MpiSession mpi(argc, argv);
   slaterlab::g_mpi = &mpi;
   bool escaped = false;

@@ -191,6 +191,24 @@ TEST(Metrics, AReferencesStartAndItsResidualServeAsThePivot) {
   }
 }
 
+TEST(Metrics, AnInverseEqualToThePivotHasThePivotsResidual) {
+  // A double strategy right after its factorisation holds the same bits as
+  // the reference's pivot: A (X - Y) = 0 without a product, and the result
+  // is the pivot's own residual, within its bound of the dd oracle's.
+  const Eigen::Index n = 200;
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n, n);
+  for (const double kappa : {1.0, 1e8}) {
+    const Eigen::MatrixXd a = randsvd(n, kappa, 9);
+    const Eigen::MatrixXd pivot = a.partialPivLu().inverse();
+    const InverseResidual r = InverseResiduals(a, pivot)(pivot);
+    const Eigen::MatrixXd exact = dd_residual(a, pivot, identity);
+    EXPECT_EQ(r.evaluation, Evaluation::shared_pivot);
+    EXPECT_LE(std::abs(r.max_abs - exact.cwiseAbs().maxCoeff()),
+              r.max_abs_bound + oracle_error(a, pivot, exact));
+    EXPECT_GT(r.max_abs, 0.0);  // kappa u: a residual, not the zero of A (X - Y)
+  }
+}
+
 TEST(Metrics, SplitAgreesWithTheOracleOnQrFactors) {
   const Eigen::MatrixXd a = randsvd(96, 1e8, 6);
   UpdaterOptions options;
