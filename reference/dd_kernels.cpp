@@ -94,6 +94,27 @@ void dot2_axpy4(int n, const double* b, const double* __restrict a0, const doubl
   }
 }
 
+/// dot2_axpy4, and c += a bl for the four columns' low parts bl in plain
+/// double (one FMA each) while the entries are in registers.
+SLATERLAB_DD_CLONES
+void dot2_axpy4_low(int n, const double* b, const double* bl, const double* __restrict a0,
+                    const double* __restrict a1, const double* __restrict a2,
+                    const double* __restrict a3, double* __restrict s, double* __restrict c) {
+  for (int i = 0; i < n; ++i) {
+    double si = s[i], ci = c[i];
+    dot2_step(a0[i], b[0], si, ci);
+    dot2_step(a1[i], b[1], si, ci);
+    dot2_step(a2[i], b[2], si, ci);
+    dot2_step(a3[i], b[3], si, ci);
+    ci = std::fma(a0[i], bl[0], ci);
+    ci = std::fma(a1[i], bl[1], ci);
+    ci = std::fma(a2[i], bl[2], ci);
+    ci = std::fma(a3[i], bl[3], ci);
+    s[i] = si;
+    c[i] = ci;
+  }
+}
+
 /// c += a * b over n entries in plain double.
 SLATERLAB_DD_CLONES
 void axpy(int n, double b, const double* __restrict a, double* __restrict c) {
@@ -161,7 +182,7 @@ void residual_gemv(int m, int n, const double* a, int lda, const double* yh, con
   // Strips of kRows rows keep the accumulators in L1 over all columns; the
   // columns go four at a time where all four have a non-zero yh. Per entry
   // the products are summed by TwoSum in column order, their errors and the
-  // products with yl in plain double: Dot2, the same bound.
+  // products with yl in plain double (FMA or not): Dot2, the same bound.
   constexpr int kRows = 512;
   std::vector<double> s(b, b + m), c(std::size_t(m), 0.0);
   const auto column = [&](int j, int i0) { return a + std::size_t(j) * std::size_t(lda) + i0; };
@@ -180,6 +201,12 @@ void residual_gemv(int m, int n, const double* a, int lda, const double* yh, con
     for (; j + 4 <= n; j += 4) {
       if (yh[j] != 0.0 && yh[j + 1] != 0.0 && yh[j + 2] != 0.0 && yh[j + 3] != 0.0) {
         const double bq[4] = {-yh[j], -yh[j + 1], -yh[j + 2], -yh[j + 3]};
+        if (yl[j] != 0.0 || yl[j + 1] != 0.0 || yl[j + 2] != 0.0 || yl[j + 3] != 0.0) {
+          const double lq[4] = {-yl[j], -yl[j + 1], -yl[j + 2], -yl[j + 3]};
+          dot2_axpy4_low(rows, bq, lq, column(j, i0), column(j + 1, i0), column(j + 2, i0),
+                         column(j + 3, i0), si, ci);
+          continue;
+        }
         dot2_axpy4(rows, bq, column(j, i0), column(j + 1, i0), column(j + 2, i0),
                    column(j + 3, i0), si, ci);
       } else {
