@@ -347,12 +347,11 @@ bool DelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot) {
   gemv_block(false, m, m, Look(1), binv_.data(), ld, b_col_.data(), Look(0), t_.data());
 
   ger_block(m, m, Look(1) / pivot, t_.data(), q_.data(), binv_.data(), ld);
-  for (Eigen::Index i = 0; i < m; ++i) {
-    binv_(i, m) = -t_(i) / pivot;
-    binv_(m, i) = -q_(i) / pivot;
-    wa_table_(i, m) = wa_(i);
-    wa_table_(m, i) = ra_(i);
-  }
+  // Whole-vector expressions: vectorised divisions (the same quotients).
+  binv_.col(m).head(m) = -t_.head(m) / pivot;
+  binv_.row(m).head(m) = (-q_.head(m) / pivot).transpose();
+  wa_table_.col(m).head(m) = wa_.head(m);
+  wa_table_.row(m).head(m) = ra_.head(m).transpose();
   binv_(m, m) = Look(1) / pivot;
   wa_table_(m, m) = row_dot_column_;
   if (variant_ == DelayedVariant::naive) {
