@@ -2,21 +2,11 @@
 
 #include "slaterlab/strategies/determinant/delayed_window.hpp"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
-
-extern "C" {
-void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
-void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
-void strtri_(const char* uplo, const char* diag, const int* n, float* a, const int* lda, int* info);
-void dtrtri_(const char* uplo, const char* diag, const int* n, double* a, const int* lda,
-             int* info);
-}
 
 // The algorithm, step by step (the state, the ratio, accept, the growth
 // guard, the flush, update cycles, precision), is derived in
@@ -24,60 +14,6 @@ void dtrtri_(const char* uplo, const char* diag, const int* n, double* a, const 
 
 namespace slaterlab {
 namespace {
-
-// BLAS-2 on sub-blocks (raw pointer + leading dimension): the window uses the
-// leading m columns of N x K and K x K arrays.
-
-/// y = alpha op(A) x + beta y, A rows x cols with leading dimension lda.
-void gemv_block(bool trans, Eigen::Index rows, Eigen::Index cols, float alpha, const float* a,
-                Eigen::Index lda, const float* x, float beta, float* y) {
-  cblas_sgemv(CblasColMajor, trans ? CblasTrans : CblasNoTrans, int(rows), int(cols), alpha, a,
-              int(lda), x, 1, beta, y, 1);
-}
-void gemv_block(bool trans, Eigen::Index rows, Eigen::Index cols, double alpha,
-                const double* a, Eigen::Index lda, const double* x, double beta, double* y) {
-  cblas_dgemv(CblasColMajor, trans ? CblasTrans : CblasNoTrans, int(rows), int(cols), alpha, a,
-              int(lda), x, 1, beta, y, 1);
-}
-
-/// A += alpha x y^T, A rows x cols with leading dimension lda.
-void ger_block(Eigen::Index rows, Eigen::Index cols, float alpha, const float* x,
-               const float* y, float* a, Eigen::Index lda) {
-  cblas_sger(CblasColMajor, int(rows), int(cols), alpha, x, 1, y, 1, a, int(lda));
-}
-void ger_block(Eigen::Index rows, Eigen::Index cols, double alpha, const double* x,
-               const double* y, double* a, Eigen::Index lda) {
-  cblas_dger(CblasColMajor, int(rows), int(cols), alpha, x, 1, y, 1, a, int(lda));
-}
-
-void getrf(int n, float* a, int lda, int* ipiv, int* info) {
-  sgetrf_(&n, &n, a, &lda, ipiv, info);
-}
-void getrf(int n, double* a, int lda, int* ipiv, int* info) {
-  dgetrf_(&n, &n, a, &lda, ipiv, info);
-}
-
-void trtri(char uplo, char diag, int n, float* a, int lda, int* info) {
-  strtri_(&uplo, &diag, &n, a, &lda, info);
-}
-void trtri(char uplo, char diag, int n, double* a, int lda, int* info) {
-  dtrtri_(&uplo, &diag, &n, a, &lda, info);
-}
-
-/// X <- alpha op(T) X (left) or alpha X op(T) (right) for a triangular T
-/// (leading dimension ldt) and X rows x cols (leading dimension ldx).
-void trmm(bool left, bool lower, bool trans, bool unit, Eigen::Index rows, Eigen::Index cols,
-          float alpha, const float* t, Eigen::Index ldt, float* x, Eigen::Index ldx) {
-  cblas_strmm(CblasColMajor, left ? CblasLeft : CblasRight, lower ? CblasLower : CblasUpper,
-              trans ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, int(rows),
-              int(cols), alpha, t, int(ldt), x, int(ldx));
-}
-void trmm(bool left, bool lower, bool trans, bool unit, Eigen::Index rows, Eigen::Index cols,
-          double alpha, const double* t, Eigen::Index ldt, double* x, Eigen::Index ldx) {
-  cblas_dtrmm(CblasColMajor, left ? CblasLeft : CblasRight, lower ? CblasLower : CblasUpper,
-              trans ? CblasTrans : CblasNoTrans, unit ? CblasUnit : CblasNonUnit, int(rows),
-              int(cols), alpha, t, int(ldt), x, int(ldx));
-}
 
 /// Inverts the n x n triangle of t (leading dimension ld) in place, the
 /// other triangle untouched; false when a diagonal entry is exactly zero.
@@ -91,11 +27,7 @@ void trmm(bool left, bool lower, bool trans, bool unit, Eigen::Index rows, Eigen
 template <class T>
 bool invert_triangle(bool lower, bool unit, Eigen::Index n, T* t, Eigen::Index ld) {
   constexpr Eigen::Index kLeaf = 16;  // below this trtri's unblocked kernel is as fast
-  if (n <= kLeaf) {
-    int info = 0;
-    trtri(lower ? 'L' : 'U', unit ? 'U' : 'N', int(n), t, int(ld), &info);
-    return info == 0;
-  }
+  if (n <= kLeaf) return blocks::trtri(lower, unit, n, t, ld);
   const Eigen::Index n1 = (n / 2 + 3) / 4 * 4;  // a multiple of 4 keeps the blocks aligned
   const Eigen::Index n2 = n - n1;
   T* t11 = t;
@@ -104,12 +36,12 @@ bool invert_triangle(bool lower, bool unit, Eigen::Index n, T* t, Eigen::Index l
     return false;
   if (lower) {  // X21 = -X22 T21 X11, T21 n2 x n1
     T* t21 = t + n1;
-    trmm(true, true, false, unit, n2, n1, T(-1), t22, ld, t21, ld);
-    trmm(false, true, false, unit, n2, n1, T(1), t11, ld, t21, ld);
+    blocks::trmm(true, true, false, unit, n2, n1, T(-1), t22, ld, t21, ld);
+    blocks::trmm(false, true, false, unit, n2, n1, T(1), t11, ld, t21, ld);
   } else {  // X12 = -X11 T12 X22, T12 n1 x n2
     T* t12 = t + n1 * ld;
-    trmm(true, false, false, unit, n1, n2, T(-1), t11, ld, t12, ld);
-    trmm(false, false, false, unit, n1, n2, T(1), t22, ld, t12, ld);
+    blocks::trmm(true, false, false, unit, n1, n2, T(-1), t11, ld, t12, ld);
+    blocks::trmm(false, false, false, unit, n1, n2, T(1), t22, ld, t12, ld);
   }
   return true;
 }
@@ -179,6 +111,8 @@ void DelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
   flush_work_.z.setZero(n, kmax);
   flush_work_.lu.setZero(kmax * kmax);
   flush_work_.pivots.setZero(kmax);
+  flush_work_.x.setZero(n);
+  flush_work_.row.setZero(n);
   if constexpr (!std::is_same_v<Storage, Look>) {
     flush_work_.z_store.setZero(n, kmax);
     flush_work_.columns_store.setZero(n, kmax);
@@ -220,10 +154,10 @@ Ratio DelayedUpdate<Storage, Look>::ratio(Eigen::Index k, const Eigen::VectorXd&
   // the identity's delta(k, k_i) (file comment).
   cur_row_ = row_;
   if (m > 0) {
-    gemv_block(true, n, m, Look(1), columns_.data(), n, row_.data(), Look(0), ra_.data());
+    blocks::gemv(true, n, m, Look(1), columns_.data(), n, row_.data(), Look(0), ra_.data());
     for (Eigen::Index i = 0; i < m; ++i) c_row_(i) = ra_(i) - (electron_[std::size_t(i)] == k ? Look(1) : Look(0));
-    gemv_block(true, m, m, Look(1), binv_.data(), capacity(), c_row_.data(), Look(0), q_.data());
-    gemv_block(false, n, m, Look(-1), w_.data(), n, q_.data(), Look(1), cur_row_.data());
+    blocks::gemv(true, m, m, Look(1), binv_.data(), capacity(), c_row_.data(), Look(0), q_.data());
+    blocks::gemv(false, n, m, Look(-1), w_.data(), n, q_.data(), Look(1), cur_row_.data());
   }
   pending_pivot_ = double(cur_row_.dot(column_));
   pending_ratio_ = variant_ == DelayedVariant::incremental ? pending_pivot_ : naive_ratio(k);
@@ -234,7 +168,7 @@ template <class Storage, class Look>
 void DelayedUpdate<Storage, Look>::border_column(Eigen::Index k) {
   // b_j = w_j^T a' - w_j^T (the column this move replaces): B's new column.
   const Eigen::Index m = m_;
-  if (m > 0) gemv_block(true, size(), m, Look(1), w_.data(), size(), column_.data(), Look(0), wa_.data());
+  if (m > 0) blocks::gemv(true, size(), m, Look(1), w_.data(), size(), column_.data(), Look(0), wa_.data());
   const Eigen::Index p = last_move_of_[std::size_t(k)];
   for (Eigen::Index j = 0; j < m; ++j) {
     const Look replaced = p >= 0 ? wa_table_(j, p) : (electron_[std::size_t(j)] == k ? Look(1) : Look(0));
@@ -258,8 +192,7 @@ double DelayedUpdate<Storage, Look>::naive_ratio(Eigen::Index k) {
     bp[j + m * ld] = b_col_(j);
   }
   bp[m + m * ld] = d_;
-  int info = 0;
-  getrf(int(ld), bp, int(ld), pivots_.data(), &info);
+  const int info = blocks::getrf(ld, bp, ld, pivots_.data());
   log_det_b_new_ = info > 0 ? LogDet{-std::numeric_limits<double>::infinity(), 0}
                             : log_det_of_lu(bp, int(ld), int(ld), pivots_.data());
   if (log_det_b_new_.sign == 0) return 0.0;  // B' exactly singular: a breakdown
@@ -344,9 +277,9 @@ bool DelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot) {
   // and so is b by the naive ratio()).
   const Eigen::Index ld = capacity();
   if (variant_ == DelayedVariant::incremental) border_column(k);
-  gemv_block(false, m, m, Look(1), binv_.data(), ld, b_col_.data(), Look(0), t_.data());
+  blocks::gemv(false, m, m, Look(1), binv_.data(), ld, b_col_.data(), Look(0), t_.data());
 
-  ger_block(m, m, Look(1) / pivot, t_.data(), q_.data(), binv_.data(), ld);
+  blocks::ger(m, m, Look(1) / pivot, t_.data(), q_.data(), binv_.data(), ld);
   // Whole-vector expressions: vectorised divisions (the same quotients).
   binv_.col(m).head(m) = -t_.head(m) / pivot;
   binv_.row(m).head(m) = (-q_.head(m) / pivot).transpose();
@@ -371,42 +304,41 @@ template <class Storage, class Look>
 bool DelayedUpdate<Storage, Look>::correct(MatrixX<Storage>& ainvt, CorrectionWork& work) const {
   const Eigen::Index n = size();
   const Eigen::Index m = m_;
-  if (!solve_window_rows(work)) return false;
-
-
   const Storage* columns = nullptr;
-  const Storage* z = nullptr;
   if constexpr (std::is_same_v<Storage, Look>) {
     columns = columns_.data();
-    z = work.z.data();
   } else {
     if (work.columns_store.rows() != n || work.columns_store.cols() < m)
       work.columns_store.resize(n, m);
-    if (work.z_store.rows() != n || work.z_store.cols() < m) work.z_store.resize(n, m);
     work.columns_store.leftCols(m) = columns_.leftCols(m).template cast<Storage>();
-    work.z_store.leftCols(m) = work.z.leftCols(m).template cast<Storage>();
     columns = work.columns_store.data();
+  }
+
+  // A window of one is a rank-1 update, exactly sm's: sm_update with the
+  // window's pivot s = r^T a' (B = [s], Z = r / s).
+  if (m == 1) {
+    sm_update<Storage>(ainvt, electron_[0], columns, Storage(1), double(wa_table_(0, 0)), work.x,
+                       work.row);
+    return true;
+  }
+  if (!solve_window_rows(work)) return false;
+  const Storage* z = nullptr;
+  if constexpr (std::is_same_v<Storage, Look>) {
+    z = work.z.data();
+  } else {
+    if (work.z_store.rows() != n || work.z_store.cols() < m) work.z_store.resize(n, m);
+    work.z_store.leftCols(m) = work.z.leftCols(m).template cast<Storage>();
     z = work.z_store.data();
   }
 
   // Y = Ainv U = Ainv A' - (the replaced columns of A0), with Ainv a_{k,0} =
-  // e_k (Sherman-Morrison's x = Ainv a' - e_k). Then Ainv^T -= Z Y^T. A
-  // window of one is a rank-1 update: GEMV + GER, exactly sm's (BLAS GEMM
-  // is slow on N x N x 1).
+  // e_k (Sherman-Morrison's x = Ainv a' - e_k). Then Ainv^T -= Z Y^T.
   if (work.y.rows() != n || work.y.cols() < m) work.y.resize(n, m);
-  if (m == 1) {
-    blas::gemv<Storage>(true, Storage(1), ainvt, columns, Storage(0), work.y.data());
-  } else {
-    blas::gemm<Storage>(true, false, n, m, n, Storage(1), ainvt.data(), n, columns, n,
-                        Storage(0), work.y.data(), n);
-  }
+  blas::gemm<Storage>(true, false, n, m, n, Storage(1), ainvt.data(), n, columns, n,
+                         Storage(0), work.y.data(), n);
   for (Eigen::Index i = 0; i < m; ++i) work.y(electron_[std::size_t(i)], i) -= Storage(1);
-  if (m == 1) {
-    blas::ger<Storage>(Storage(-1), z, work.y.data(), ainvt);
-    return true;
-  }
   blas::gemm<Storage>(false, true, n, n, m, Storage(-1), z, n, work.y.data(), n, Storage(1),
-                      ainvt.data(), n);
+                         ainvt.data(), n);
   return true;
 }
 
@@ -429,8 +361,8 @@ bool DelayedUpdate<Storage, Look>::solve_window_rows(CorrectionWork& work) const
   Look* t = work.lu.data();
   if (!invert_triangle(true, true, m, t, m) || !invert_triangle(false, false, m, t, m)) return false;
   for (Eigen::Index j = 0; j < m; ++j) work.z.col(j) = w_.col(work.order[std::size_t(j)]);
-  trmm(false, true, true, true, n, m, Look(1), t, m, work.z.data(), n);
-  trmm(false, false, true, false, n, m, Look(1), t, m, work.z.data(), n);
+  blocks::trmm(false, true, true, true, n, m, Look(1), t, m, work.z.data(), n);
+  blocks::trmm(false, false, true, false, n, m, Look(1), t, m, work.z.data(), n);
   // x * 0 is 0 for finite x and NaN otherwise: one vectorised pass, where
   // Eigen's allFinite on a block is not.
   return (work.z.leftCols(m).array() * Look(0)).sum() == Look(0);
@@ -447,9 +379,7 @@ bool DelayedUpdate<Storage, Look>::factor_window_matrix(CorrectionWork& work, Ei
   for (Eigen::Index j = 0; j < m; ++j)
     for (Eigen::Index i = 0; i < m; ++i) b[i + j * m] = wa_table_.data()[i + j * ld];
   if (!Eigen::Map<const VectorX<Look>>(b, m * m).allFinite()) return false;
-  int info = 0;
-  getrf(int(m), b, int(m), work.pivots.data(), &info);
-  if (info != 0) return false;
+  if (blocks::getrf(m, b, m, work.pivots.data()) != 0) return false;
   work.order = lu_column_order(work.pivots.head(m));
   return true;
 }

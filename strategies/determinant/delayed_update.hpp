@@ -60,6 +60,7 @@ class DelayedUpdate final : public DelayedWindowUpdater {
     VectorX<Look> lu;                // B's LU factors, then the triangles' inverses, m x m
     Eigen::VectorXi pivots;          // B's LU pivots (LAPACK's)
     std::vector<int> order;          // column order of W P
+    VectorX<Storage> x, row;         // sm_update's workspaces (a window of one)
   };
 
   void refactorise() override;

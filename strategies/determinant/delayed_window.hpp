@@ -187,9 +187,10 @@ void place_accepted_move(Updater& u, Eigen::Index k, double pivot, double step_g
 /// rows W B^{-T} cancel, and a flush through it erred 10 to 1700 times sm's
 /// inverse on iid Gaussian walks (N = 128, K = 64; delayed_update_test,
 /// FilledWindowsFlushWithinTheGuardOfSm). LU with partial pivoting is
-/// backward stable for the final B alone: 0.5 to 2.0 times sm's error on
-/// the same walks with its triangles applied one after the other (B^{-1}
-/// formed whole from it: 0.3 to 13 times).
+/// backward stable for the final B alone: with its triangles applied one
+/// after the other, the flushed inverse's error over sm's has median 0.97
+/// on 200 such walks (docs/delayed-updates.md, rule 3; B^{-1} formed whole
+/// from it: 0.3 to 13 times on 12 walks).
 template <class T>
 std::optional<LuFactors<T>> window_matrix_lu(const T* wa, Eigen::Index ld, Eigen::Index m) {
   MatrixX<T> b(m, m);

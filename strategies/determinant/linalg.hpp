@@ -32,6 +32,54 @@ void gemm(bool trans_a, bool trans_b, Eigen::Index m, Eigen::Index n, Eigen::Ind
           T* c, Eigen::Index ldc);
 }  // namespace blas
 
+/// Which code runs an operation of blocks:: below: plain loops, BLAS and
+/// LAPACK, or (the default) the one of the two that the operation's size
+/// picks. The loops give BLAS's results to rounding: each dot product in
+/// 32 / sizeof(T) interleaved partial sums added pairwise at the end, each
+/// rank-1 or axpy step a multiply-add (FMA where the CPU has AVX2 and FMA,
+/// chosen at run time, as in OpenBLAS's kernels; the build's baseline
+/// otherwise); getrf and trtri are LAPACK's unblocked getf2 and trti2 (the
+/// same pivot rule, the first largest |entry|). At small sizes a BLAS call's
+/// fixed cost (30 to 100 ns, more for LAPACK's) is more than the work.
+enum class Kernels { by_size, loops, blas };
+
+/// Operations on raw column-major blocks (leading dimensions lda, ldt, ldx),
+/// with the kernels K:
+///   gemv  y = alpha op(A) x + beta y, A rows x cols (y not read when beta = 0);
+///   ger   A += alpha x y^T, A rows x cols;
+///   getrf A = P L U in place (partial pivoting, LAPACK's 1-based ipiv);
+///         returns LAPACK's info (> 0: that pivot is exactly zero);
+///   trtri the n x n triangle of t inverted in place, the other triangle
+///         untouched (unit: the diagonal taken as 1 and not touched); false,
+///         t unchanged, on an exactly zero diagonal entry;
+///   trmm  X <- alpha op(T) X (left) or alpha X op(T) (right), T triangular
+///         (unit as in trtri), X rows x cols.
+/// By size, the loops run up to the multiply-adds below (the measured
+/// crossovers, linalg.cpp); every caller gets the same arithmetic for the
+/// same sizes, whatever the data. (GEMM has no loops: OpenBLAS's small-matrix
+/// GEMM kernels were faster at every shape a flush has.)
+namespace blocks {
+/// gemv and ger: rows cols.
+inline constexpr Eigen::Index kLoopLevel2 = 16 * 16;
+/// trmm: T's side squared times X's other side, over 2.
+inline constexpr Eigen::Index kLoopTrmm = 16 * 8 * 8 / 2;
+/// getrf (n^3 / 3) and trtri (n^3 / 6).
+inline constexpr Eigen::Index kLoopFactor = 32 * 32 * 32 / 3;
+template <class T, Kernels K = Kernels::by_size>
+void gemv(bool transpose, Eigen::Index rows, Eigen::Index cols, T alpha, const T* a,
+          Eigen::Index lda, const T* x, T beta, T* y);
+template <class T, Kernels K = Kernels::by_size>
+void ger(Eigen::Index rows, Eigen::Index cols, T alpha, const T* x, const T* y, T* a,
+         Eigen::Index lda);
+template <class T, Kernels K = Kernels::by_size>
+int getrf(Eigen::Index n, T* a, Eigen::Index lda, int* ipiv);
+template <class T, Kernels K = Kernels::by_size>
+bool trtri(bool lower, bool unit, Eigen::Index n, T* t, Eigen::Index ldt);
+template <class T, Kernels K = Kernels::by_size>
+void trmm(bool left, bool lower, bool transpose, bool unit, Eigen::Index rows,
+          Eigen::Index cols, T alpha, const T* t, Eigen::Index ldt, T* x, Eigen::Index ldx);
+}  // namespace blocks
+
 /// The Sherman-Morrison update of an inverse kept TRANSPOSED (ainvt =
 /// Ainv^T, rows of Ainv contiguous) when column k of A moves `scale` of the
 /// way to u (N entries), `den` being that move's denominator:
