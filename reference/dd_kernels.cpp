@@ -78,38 +78,26 @@ void dot2_axpy(int n, double b, const double* __restrict a, double* __restrict s
 }
 
 /// dot2_axpy for four columns in turn (a0 b0, then a1 b1, ...), s and c held
-/// in registers across the four.
+/// in registers across the four; with bl, also c += a bl for the columns'
+/// low parts in plain double (one FMA each) while the entries are loaded.
+/// The test of bl is hoisted out of the loop (-O3 unswitches it).
 SLATERLAB_DD_CLONES
-void dot2_axpy4(int n, const double* b, const double* __restrict a0, const double* __restrict a1,
-                const double* __restrict a2, const double* __restrict a3, double* __restrict s,
-                double* __restrict c) {
+void dot2_axpy4(int n, const double* b, const double* bl, const double* __restrict a0,
+                const double* __restrict a1, const double* __restrict a2,
+                const double* __restrict a3, double* __restrict s, double* __restrict c) {
+  const bool low = bl != nullptr;
   for (int i = 0; i < n; ++i) {
     double si = s[i], ci = c[i];
     dot2_step(a0[i], b[0], si, ci);
     dot2_step(a1[i], b[1], si, ci);
     dot2_step(a2[i], b[2], si, ci);
     dot2_step(a3[i], b[3], si, ci);
-    s[i] = si;
-    c[i] = ci;
-  }
-}
-
-/// dot2_axpy4, and c += a bl for the four columns' low parts bl in plain
-/// double (one FMA each) while the entries are in registers.
-SLATERLAB_DD_CLONES
-void dot2_axpy4_low(int n, const double* b, const double* bl, const double* __restrict a0,
-                    const double* __restrict a1, const double* __restrict a2,
-                    const double* __restrict a3, double* __restrict s, double* __restrict c) {
-  for (int i = 0; i < n; ++i) {
-    double si = s[i], ci = c[i];
-    dot2_step(a0[i], b[0], si, ci);
-    dot2_step(a1[i], b[1], si, ci);
-    dot2_step(a2[i], b[2], si, ci);
-    dot2_step(a3[i], b[3], si, ci);
-    ci = std::fma(a0[i], bl[0], ci);
-    ci = std::fma(a1[i], bl[1], ci);
-    ci = std::fma(a2[i], bl[2], ci);
-    ci = std::fma(a3[i], bl[3], ci);
+    if (low) {
+      ci = std::fma(a0[i], bl[0], ci);
+      ci = std::fma(a1[i], bl[1], ci);
+      ci = std::fma(a2[i], bl[2], ci);
+      ci = std::fma(a3[i], bl[3], ci);
+    }
     s[i] = si;
     c[i] = ci;
   }
@@ -201,18 +189,14 @@ void residual_gemv(int m, int n, const double* a, int lda, const double* yh, con
     for (; j + 4 <= n; j += 4) {
       if (yh[j] != 0.0 && yh[j + 1] != 0.0 && yh[j + 2] != 0.0 && yh[j + 3] != 0.0) {
         const double bq[4] = {-yh[j], -yh[j + 1], -yh[j + 2], -yh[j + 3]};
-        if (yl[j] != 0.0 || yl[j + 1] != 0.0 || yl[j + 2] != 0.0 || yl[j + 3] != 0.0) {
-          const double lq[4] = {-yl[j], -yl[j + 1], -yl[j + 2], -yl[j + 3]};
-          dot2_axpy4_low(rows, bq, lq, column(j, i0), column(j + 1, i0), column(j + 2, i0),
-                         column(j + 3, i0), si, ci);
-          continue;
-        }
-        dot2_axpy4(rows, bq, column(j, i0), column(j + 1, i0), column(j + 2, i0),
-                   column(j + 3, i0), si, ci);
-      } else {
-        for (int q = j; q < j + 4; ++q) {
-          if (yh[q] != 0.0) dot2_axpy(rows, -yh[q], column(q, i0), si, ci);
-        }
+        const double lq[4] = {-yl[j], -yl[j + 1], -yl[j + 2], -yl[j + 3]};
+        const bool low = yl[j] != 0.0 || yl[j + 1] != 0.0 || yl[j + 2] != 0.0 || yl[j + 3] != 0.0;
+        dot2_axpy4(rows, bq, low ? lq : nullptr, column(j, i0), column(j + 1, i0),
+                   column(j + 2, i0), column(j + 3, i0), si, ci);
+        continue;  // the low parts are in
+      }
+      for (int q = j; q < j + 4; ++q) {
+        if (yh[q] != 0.0) dot2_axpy(rows, -yh[q], column(q, i0), si, ci);
       }
       low_parts(j, j + 4);
     }
