@@ -78,21 +78,22 @@ void dot2_axpy(int n, double b, const double* __restrict a, double* __restrict s
 }
 
 /// dot2_axpy for four columns in turn (a0 b0, then a1 b1, ...), s and c held
-/// in registers across the four; with bl, also c += a bl for the columns'
-/// low parts in plain double (one FMA each) while the entries are loaded.
-/// The test of bl is hoisted out of the loop (-O3 unswitches it).
-SLATERLAB_DD_CLONES
-void dot2_axpy4(int n, const double* b, const double* bl, const double* __restrict a0,
-                const double* __restrict a1, const double* __restrict a2,
-                const double* __restrict a3, double* __restrict s, double* __restrict c) {
-  const bool low = bl != nullptr;
+/// in registers across the four; with kLow, also c += a bl for the
+/// columns' low parts in plain double (one FMA each) while the entries are
+/// loaded. Inlined into each of the two cloned entry points below, so that
+/// each loop vectorises without a branch in it.
+template <bool kLow>
+__attribute__((always_inline)) inline void dot2_four_columns(
+    int n, const double* b, const double* bl, const double* __restrict a0,
+    const double* __restrict a1, const double* __restrict a2, const double* __restrict a3,
+    double* __restrict s, double* __restrict c) {
   for (int i = 0; i < n; ++i) {
     double si = s[i], ci = c[i];
     dot2_step(a0[i], b[0], si, ci);
     dot2_step(a1[i], b[1], si, ci);
     dot2_step(a2[i], b[2], si, ci);
     dot2_step(a3[i], b[3], si, ci);
-    if (low) {
+    if constexpr (kLow) {
       ci = std::fma(a0[i], bl[0], ci);
       ci = std::fma(a1[i], bl[1], ci);
       ci = std::fma(a2[i], bl[2], ci);
@@ -101,6 +102,18 @@ void dot2_axpy4(int n, const double* b, const double* bl, const double* __restri
     s[i] = si;
     c[i] = ci;
   }
+}
+
+SLATERLAB_DD_CLONES
+void dot2_axpy4(int n, const double* b, const double* a0, const double* a1, const double* a2,
+                const double* a3, double* s, double* c) {
+  dot2_four_columns<false>(n, b, nullptr, a0, a1, a2, a3, s, c);
+}
+
+SLATERLAB_DD_CLONES
+void dot2_axpy4_low(int n, const double* b, const double* bl, const double* a0, const double* a1,
+                    const double* a2, const double* a3, double* s, double* c) {
+  dot2_four_columns<true>(n, b, bl, a0, a1, a2, a3, s, c);
 }
 
 /// c += a * b over n entries in plain double.
@@ -190,9 +203,13 @@ void residual_gemv(int m, int n, const double* a, int lda, const double* yh, con
       if (yh[j] != 0.0 && yh[j + 1] != 0.0 && yh[j + 2] != 0.0 && yh[j + 3] != 0.0) {
         const double bq[4] = {-yh[j], -yh[j + 1], -yh[j + 2], -yh[j + 3]};
         const double lq[4] = {-yl[j], -yl[j + 1], -yl[j + 2], -yl[j + 3]};
-        const bool low = yl[j] != 0.0 || yl[j + 1] != 0.0 || yl[j + 2] != 0.0 || yl[j + 3] != 0.0;
-        dot2_axpy4(rows, bq, low ? lq : nullptr, column(j, i0), column(j + 1, i0),
-                   column(j + 2, i0), column(j + 3, i0), si, ci);
+        if (yl[j] != 0.0 || yl[j + 1] != 0.0 || yl[j + 2] != 0.0 || yl[j + 3] != 0.0) {
+          dot2_axpy4_low(rows, bq, lq, column(j, i0), column(j + 1, i0), column(j + 2, i0),
+                         column(j + 3, i0), si, ci);
+        } else {
+          dot2_axpy4(rows, bq, column(j, i0), column(j + 1, i0), column(j + 2, i0),
+                     column(j + 3, i0), si, ci);
+        }
         continue;  // the low parts are in
       }
       for (int q = j; q < j + 4; ++q) {
