@@ -24,28 +24,19 @@ void dtrtri_(const char* uplo, const char* diag, const int* n, double* a, const 
 namespace slaterlab {
 namespace blas {
 
-template <>
-void gemv<float>(bool t, float alpha, const MatrixX<float>& a, const float* x, float beta,
-                 float* y) {
-  cblas_sgemv(CblasColMajor, t ? CblasTrans : CblasNoTrans, int(a.rows()), int(a.cols()),
-              alpha, a.data(), int(a.rows()), x, 1, beta, y, 1);
+// The whole-matrix forms are the block forms' BLAS kernels (blocks::, below).
+template <class T>
+void gemv(bool t, T alpha, const MatrixX<T>& a, const T* x, T beta, T* y) {
+  blocks::gemv<T, Kernels::blas>(t, a.rows(), a.cols(), alpha, a.data(), a.rows(), x, beta, y);
 }
-template <>
-void gemv<double>(bool t, double alpha, const MatrixX<double>& a, const double* x,
-                  double beta, double* y) {
-  cblas_dgemv(CblasColMajor, t ? CblasTrans : CblasNoTrans, int(a.rows()), int(a.cols()),
-              alpha, a.data(), int(a.rows()), x, 1, beta, y, 1);
+template <class T>
+void ger(T alpha, const T* x, const T* y, MatrixX<T>& a) {
+  blocks::ger<T, Kernels::blas>(a.rows(), a.cols(), alpha, x, y, a.data(), a.rows());
 }
-template <>
-void ger<float>(float alpha, const float* x, const float* y, MatrixX<float>& a) {
-  cblas_sger(CblasColMajor, int(a.rows()), int(a.cols()), alpha, x, 1, y, 1, a.data(),
-             int(a.rows()));
-}
-template <>
-void ger<double>(double alpha, const double* x, const double* y, MatrixX<double>& a) {
-  cblas_dger(CblasColMajor, int(a.rows()), int(a.cols()), alpha, x, 1, y, 1, a.data(),
-             int(a.rows()));
-}
+template void gemv<float>(bool, float, const MatrixX<float>&, const float*, float, float*);
+template void gemv<double>(bool, double, const MatrixX<double>&, const double*, double, double*);
+template void ger<float>(float, const float*, const float*, MatrixX<float>&);
+template void ger<double>(double, const double*, const double*, MatrixX<double>&);
 template <>
 void gemm<float>(bool ta, bool tb, Eigen::Index m, Eigen::Index n, Eigen::Index k,
                  float alpha, const float* a, Eigen::Index lda, const float* b,
