@@ -85,7 +85,8 @@ double log_det_bound(const LuResidual& r) {
 // or a product could overflow.
 struct SplitResidual {
   Eigen::MatrixXd r;
-  double error_1 = 0.0;
+  double error_1 = 0.0;    // >= ||R^ - R||_1
+  double error_inf = 0.0;  // >= ||R^ - R||_inf
 };
 
 void gemm_add(const Eigen::MatrixXd& p, const Eigen::MatrixXd& q, double beta, Eigen::MatrixXd& c) {
@@ -120,24 +121,32 @@ std::optional<SplitResidual> split_residual(const Eigen::MatrixXd& a, const Eige
   gemm_add(a1, x3, 0.0, q);
   gemm_add(a3, x1, 1.0, q);
   gemm_add(ar, x0r, 1.0, q);
-  SplitResidual out{Eigen::MatrixXd(n, n), 0.0};
-  double sum_error_1 = 0.0;  // the dd sums' errors, largest column sum
+  SplitResidual out{Eigen::MatrixXd(n, n)};
+  // The dd sums' error terms |s.hi| + |b|: largest column sum, and row sums.
+  double sum_error_1 = 0.0;
+  Eigen::VectorXd row_terms = Eigen::VectorXd::Zero(n);
   for (int j = 0; j < n; ++j) {
     double column = 0.0;
     for (int i = 0; i < n; ++i) {
       Dd s = dd::two_sum(i == j ? 1.0 : 0.0, -p1(i, j));
-      column += std::abs(s.hi) + std::abs(p2(i, j));
+      double terms = std::abs(s.hi) + std::abs(p2(i, j));
       s = dd::add(s, -p2(i, j));
-      column += std::abs(s.hi) + std::abs(q(i, j));
+      terms += std::abs(s.hi) + std::abs(q(i, j));
       s = dd::add(s, -q(i, j));
       out.r(i, j) = s.hi + s.lo;
+      column += terms;
+      row_terms(i) += terms;
     }
     sum_error_1 = std::max(sum_error_1, column);
   }
-  const double q_error = dd::gamma(3 * double(n)) * up(norm_1(a1) * norm_1(x3) +
-                                                        norm_1(a3) * norm_1(x1) +
-                                                        norm_1(ar) * norm_1(x0r));
-  out.error_1 = up(kU * norm_1(out.r) * (1 + kU) + q_error + 3 * kU * kU * up(sum_error_1));
+  const double gamma = dd::gamma(3 * double(n));
+  const double q_error_1 =
+      gamma * up(norm_1(a1) * norm_1(x3) + norm_1(a3) * norm_1(x1) + norm_1(ar) * norm_1(x0r));
+  const double q_error_inf = gamma * up(norm_inf(a1) * norm_inf(x3) + norm_inf(a3) * norm_inf(x1) +
+                                        norm_inf(ar) * norm_inf(x0r));
+  out.error_1 = up(kU * norm_1(out.r) * (1 + kU) + q_error_1 + 3 * kU * kU * up(sum_error_1));
+  out.error_inf = up(kU * norm_inf(out.r) * (1 + kU) + q_error_inf +
+                     3 * kU * kU * up(row_terms.maxCoeff()));
   return out;
 }
 
@@ -236,7 +245,7 @@ FastReference::Refined FastReference::refine(Eigen::Index k, const Eigen::Vector
   cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, x_.data(), n, new_column.data(), 1, 0.0,
               yh.data(), 1);
   // Row k of X, gathered once (a strided pass costs about a tenth of the
-  // dgemv): its norms here, and accept()'s update of X reads it.
+  // dgemv): its norms, the k-th entry of a step, and accept()'s update of X.
   Eigen::VectorXd x_row = x_.row(k).transpose();
   const double a_inf = up(row_abs_.maxCoeff());
   const double row_k = up(x_row.cwiseAbs().sum());
@@ -248,9 +257,10 @@ FastReference::Refined FastReference::refine(Eigen::Index k, const Eigen::Vector
     return kFastStopFraction * kU * scale;
   };
   double theta = contraction_;
+  const double column_inf = new_column.cwiseAbs().maxCoeff();
   double previous = yh.cwiseAbs().maxCoeff();
-  double bound = kInf;
-  int steps = 0;
+  Refined out;
+  out.bound = kInf;
   bool stagnated = false;
   for (int step = 0;; ++step) {
     dd::residual_gemv(n, n, a_.data(), n, yh.data(), yl.data(), new_column.data(), rh.data(),
@@ -259,41 +269,57 @@ FastReference::Refined FastReference::refine(Eigen::Index k, const Eigen::Vector
     const double rh_inf = rh.cwiseAbs().maxCoeff();
     const double rl_inf = rl.cwiseAbs().maxCoeff();
     const double e_inf = up(rl_inf + kU * (rh_inf + rl_inf) * (1 + kU) + residual_floor * y_inf);
-    bound = theta < 1 ? up(row_k * (rh_inf + e_inf) / (1 - theta)) : kInf;
-    steps = step;
+    if (step == 0 && column_inf > 0) {
+      // r_0 is R a' (R = I - A X) up to the dgemv's rounding: ||R||_inf is
+      // about this at least, whatever the last measurement said.
+      theta = std::max(theta, up(rh_inf / column_inf));
+      contraction_ = std::max(contraction_, theta);
+    }
+    out.bound = theta < 1 ? up(row_k * (rh_inf + e_inf) / (1 - theta)) : kInf;
+    out.steps = step;
     // Done at the target or at dd accuracy, or when another step cannot help.
-    if (bound <= target() || bound <= 8 * kU * kU * std::abs(yh(k)) || stagnated ||
+    if (out.bound <= target() || out.bound <= 8 * kU * kU * std::abs(yh(k)) || stagnated ||
         step == kMaxSteps) {
       break;
     }
+    // The step's k-th entry alone (one dot with row k of X): where its bound
+    // meets the target, the ratio is done and the rest of the step is left
+    // to accept(), which alone needs all of y.
+    if (theta < 1) {
+      const Dd before{yh(k), yl(k)};
+      const Dd y_k = dd::add(before, x_row.dot(rh));
+      const double predicted =
+          up(row_k * ((theta / (1 - theta) + dd::gamma(n)) * rh_inf + e_inf / (1 - theta)) +
+             2 * kU * kU * (std::abs(before.hi) + std::abs(y_k.hi)));
+      yh(k) = y_k.hi;  // the target is judged at the new y_k
+      yl(k) = y_k.lo;
+      if (predicted <= target()) {
+        out.bound = predicted;
+        out.steps = step + 1;
+        out.deferred_step = rh;
+        break;
+      }
+      yh(k) = before.hi;
+      yl(k) = before.lo;
+    }
     cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, x_.data(), n, rh.data(), 1, 0.0,
                 d.data(), 1);
-    const double y_k_before = std::abs(yh(k));
     for (int i = 0; i < n; ++i) {
       const Dd s = dd::add(Dd{yh(i), yl(i)}, d(i));
       yh(i) = s.hi;
       yl(i) = s.lo;
     }
-    const double change = d.cwiseAbs().maxCoeff();
-    if (step == 0) {
-      theta = std::max(theta, up(change / previous));
-      contraction_ = std::max(contraction_, theta);
-    }
-    if (theta < 1) {
-      const double predicted =
-          up(row_k * ((theta / (1 - theta) + dd::gamma(n)) * rh_inf + e_inf / (1 - theta)) +
-             2 * kU * kU * (y_k_before + std::abs(yh(k))));
-      if (predicted <= target()) {
-        bound = predicted;
-        steps = step + 1;
-        break;
-      }
-    }
     // Stagnation: the refinement is at its floor; y_{j+1}'s residual gives its bound.
+    const double change = d.cwiseAbs().maxCoeff();
     stagnated = step > 0 && change > 0.5 * previous;
     previous = change;
   }
-  return {std::move(yh), std::move(yl), std::move(x_row), bound, theta, row_2, steps};
+  out.hi = std::move(yh);
+  out.lo = std::move(yl);
+  out.x_row = std::move(x_row);
+  out.theta = theta;
+  out.row_2 = row_2;
+  return out;
 }
 
 double FastReference::conditioning_scale(const Eigen::VectorXd& yh, Eigen::Index k,
@@ -338,6 +364,7 @@ FastRatio FastReference::ratio(Eigen::Index k, const Eigen::VectorXd& new_column
   pending_column_ = new_column;
   pending_y_ = yh;
   pending_x_row_ = std::move(y.x_row);
+  pending_step_ = std::move(y.deferred_step);
   pending_rho_ = rho;
   pending_bound_ = bound;
   return out;
@@ -357,6 +384,12 @@ void FastReference::accept() {
   log_bound_ = up(log_bound_ + (b < std::abs(rho) ? b / (std::abs(rho) - b) : kInf) + 4 * kU * kU);
   // Sherman-Morrison on the double preconditioner: X -= (y - e_k) (e_k^T X) / rho.
   Eigen::VectorXd& w = pending_y_;
+  if (pending_step_.size() > 0) {  // the step refine() took for entry k only
+    const double y_k = w(pending_k_);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, x_.data(), n, pending_step_.data(), 1,
+                1.0, w.data(), 1);
+    w(pending_k_) = y_k;
+  }
   w(pending_k_) -= 1.0;
   cblas_dger(CblasColMajor, n, n, -1.0 / rho, w.data(), 1, pending_x_row_.data(), 1, x_.data(), n);
   const double old2 = a_.col(pending_k_).squaredNorm();
@@ -432,10 +465,12 @@ SplitResidual identity_residual(const Eigen::MatrixXd& a, const Eigen::MatrixXd&
   const int n = int(a.rows());
   const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n, n);
   Eigen::MatrixXd rl(n, n);
-  SplitResidual out{Eigen::MatrixXd(n, n), 0.0};
+  SplitResidual out{Eigen::MatrixXd(n, n)};
   dd::residual_gemm(n, n, n, a.data(), n, dd::Shape::full, x.data(), n, dd::Shape::full,
                     identity.data(), n, out.r.data(), rl.data(), n);
-  out.error_1 = up(2 * kU * norm_1(out.r) + dot2_gamma2(double(n)) * up(norm_1(a)) * up(norm_1(x)));
+  const double gamma2 = dot2_gamma2(double(n));
+  out.error_1 = up(2 * kU * norm_1(out.r) + gamma2 * up(norm_1(a)) * up(norm_1(x)));
+  out.error_inf = up(2 * kU * norm_inf(out.r) + gamma2 * up(norm_inf(a)) * up(norm_inf(x)));
   return out;
 }
 
@@ -453,13 +488,14 @@ double forward_step_bound(double r1, double dr, double gamma, double x_slack) {
 
 }  // namespace
 
-FastInverse FastReference::inverse() const {
+FastInverse FastReference::inverse() {
   require_ready("inverse");
   const int n = int(size());
-  Eigen::MatrixXd x0 = updates_since_refactor_ == 0 ? x_ : lu_inverse(double_lu(a_));
   const double nn = double(n);
+  Eigen::MatrixXd x0 = start_of_inverse();
   const double a1 = up(norm_1(a_)), x01 = up(norm_1(x0));
   SplitResidual start = identity_residual(a_, x0);
+  if (!pending_) contraction_ = up(norm_inf(start.r) + start.error_inf);  // X0 is x_: measured
   const Eigen::MatrixXd& rh = start.r;
   const double dr = start.error_1;
   Eigen::MatrixXd correction(n, n);
@@ -501,6 +537,19 @@ FastInverse FastReference::inverse() const {
   out.start_residual_bound = dr;
   out.start = std::move(x0);
   return out;
+}
+
+// The preconditioner itself while one step from it suffices: its
+// contraction r (observed) leaves r^2 / (1 - r), the step's leading term,
+// below a tenth of the trust threshold u kappa_1 kFastTrustMargin. Else a
+// fresh LU inverse, which becomes the preconditioner (its LU was paid for).
+// With a proposal pending, x_ must stay as the proposal saw it.
+Eigen::MatrixXd FastReference::start_of_inverse() {
+  if (updates_since_refactor_ == 0) return x_;
+  if (pending_) return lu_inverse(double_lu(a_));
+  const double threshold = kFastTrustMargin * kU * norm_1(a_) * norm_1(x_);
+  if (contraction_ * contraction_ > 0.1 * threshold) refactor_preconditioner();
+  return x_;
 }
 
 double FastReference::condition_1() const {

@@ -9,7 +9,8 @@
 // - ratio(k, a'): y = A^{-1} a' refined against the exact A (dd residuals)
 //   until its bound is a small fraction of the trust threshold and of an
 //   ulp of y_k (so that it rounds as mp's does), or it stops shrinking; the
-//   ratio is y_k. accept(): a double
+//   ratio is y_k (a last step may refine y_k alone, the rest of y then
+//   waits for accept()). accept(): a double
 //   Sherman-Morrison update of X (only a preconditioner) and det *= rho in
 //   dd; a fresh LU when refinement contracts by less than 1e4 per step.
 // - Every result carries an a-posteriori bound from its own residual (first
@@ -74,10 +75,13 @@ class FastReference {
   void recompute();
 
   FastLogDet log_det() const;
-  /// One refinement step X + X (I - A X) from a fresh double inverse, the
-  /// residual to about u^2 (split BLAS products), and a second one where the
-  /// first is not trusted: O(N^3), for checkpoints.
-  FastInverse inverse() const;
+  /// One refinement step X + X (I - A X) from the preconditioner X (a fresh
+  /// double inverse, which then replaces it, where X's contraction is too
+  /// large for one step), the residual to about u^2 (split BLAS products),
+  /// and a second one where the first is not trusted: O(N^3), for
+  /// checkpoints. The residual also measures ||I - A X||_inf, which the
+  /// ratios' bounds use until the next call.
+  FastInverse inverse();
   const Eigen::MatrixXd& matrix() const { return a_; }
   /// ||A||_1 ||X||_1 with X the double inverse (relative error below 1e-4).
   double condition_1() const;
@@ -94,6 +98,8 @@ class FastReference {
   void require_ready(const char* what) const;
   void factorize_with_log_det();
   void refactor_preconditioner();
+  /// The double inverse X0 that inverse() refines (fast_reference.cpp).
+  Eigen::MatrixXd start_of_inverse();
   /// y = A^{-1} a' refined (fast_reference.cpp), its bound for y_k and the contraction.
   struct Refined {
     Eigen::VectorXd hi, lo;
@@ -102,6 +108,9 @@ class FastReference {
     double theta = 0.0;
     double row_2 = 0.0;  // ||e_k^T X||_2
     int steps = 0;
+    // The residual of the last step, when only entry k of y took it: y's
+    // other entries are one X times this short of the refined y.
+    Eigen::VectorXd deferred_step;
   };
   Refined refine(Eigen::Index k, const Eigen::VectorXd& new_column);
   /// kappa_rho |rho| for y = A^{-1} a' (RatioInfo's conditioning times |y_k|).
@@ -116,12 +125,16 @@ class FastReference {
   double log_bound_ = 0.0;      // accumulated bound of log|det|
   double a_frobenius_ = 0.0;
   Eigen::VectorXd row_abs_;     // upper bounds of the row sums of |A|: ||A||_inf = max
-  double contraction_ = 0.0;    // observed ||I - X A|| estimate
+  // theta >= ||I - A X||_inf as far as seen: measured (proven) by each
+  // inverse() for X as it was then, a-priori after a factorisation, and
+  // raised by each proposal's ||r_0||_inf / ||a'||_inf (docs/fast-reference.md).
+  double contraction_ = 0.0;
   bool ready_ = false;
   bool pending_ = false;
   Eigen::Index pending_k_ = 0;
   Eigen::VectorXd pending_column_;
-  Eigen::VectorXd pending_y_;   // A^{-1} a' rounded to double
+  Eigen::VectorXd pending_y_;   // A^{-1} a' rounded to double (but see pending_step_)
+  Eigen::VectorXd pending_step_;  // Refined::deferred_step: accept() adds X times it
   Eigen::VectorXd pending_x_row_;  // e_k^T X
   dd::Dd pending_rho_;
   double pending_bound_ = 0.0;
