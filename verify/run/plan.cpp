@@ -84,13 +84,14 @@ constexpr double kFlopsPerSecond = 2e9;
 constexpr double kRankOneSeconds = 4.5e-10;
 constexpr double kWindowSpeedup = 4;
 // The fast reference (slaterlab bench, CPU time): a reset of about 20 double
-// LUs (3.5e-10 N^3 at N = 1024), a move of 3 to 4 sm-double moves (1.1e-9
-// N^2 at 1024, 1.6e-9 at 2048: two Dot2 residuals and two dgemvs), the
-// checkpoint inverse 15 LUs (2.4e-10 N^3 at 1024);
+// LUs (3.5e-10 N^3 at N = 1024), a Metropolis proposal 0.9e-9 N^2 at 1024
+// and 1.4e-9 at 2048 (one Dot2 residual and one dgemv, a second dgemv and a
+// dger when accepted, once a checkpoint has measured the contraction), the
+// checkpoint inverse 13 LUs (2.0e-10 N^3 at 1024, from the preconditioner);
 // its own matrices (A, X) plus about 12 N^2 doubles while factorising.
 constexpr double kFastFactorSeconds = 4e-10;   // x N^3
-constexpr double kFastUpdateSeconds = 1.4e-9;  // x N^2 per move
-constexpr double kFastInverseSeconds = 2.5e-10;  // x N^3 per checkpoint
+constexpr double kFastUpdateSeconds = 1.1e-9;  // x N^2 per move
+constexpr double kFastInverseSeconds = 2e-10;  // x N^3 per checkpoint
 constexpr double kFastPersistentDoubles = 2;   // x N^2
 constexpr double kFastFactorDoubles = 12;      // x N^2
 
