@@ -11,8 +11,10 @@
 
 #include <Eigen/LU>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 #include <random>
 #include <string>
 #include <utility>
@@ -482,34 +484,80 @@ Eigen::MatrixXd long_double_inverse(const Scenario& s) {
   return inv.cast<double>();
 }
 
+/// The walk `s` with the matrix's rows in the order `rows` (row i is row
+/// rows[i] of s's): P A has the same ratios and the inverse A^{-1} P^T, and
+/// every sum over the rows runs in another order, so it rounds otherwise.
+Scenario rows_reordered(const Scenario& s, const std::vector<int>& rows) {
+  Scenario r{s.a0(rows, Eigen::all), {}};
+  for (const Move& mv : s.moves) r.moves.push_back({mv.k, mv.column(rows), mv.accept});
+  return r;
+}
+
+struct ErrorScales {
+  double delayed;
+  double sm;
+};
+
+/// Root mean square, over `orders` row orders of the walk (its own, then
+/// shuffles drawn from `seed`), of the Frobenius error of delayed-k's
+/// flushed inverse and of sm's after the walk, against a long-double one.
+ErrorScales error_scales(const Scenario& s, int k, int orders, std::uint64_t seed) {
+  const Eigen::MatrixXd reference = long_double_inverse(s);
+  std::mt19937_64 shuffle(seed);
+  std::vector<int> rows(std::size_t(s.a0.rows()));
+  double delayed2 = 0.0;
+  double sm2 = 0.0;
+  for (int order = 0; order < orders; ++order) {
+    std::iota(rows.begin(), rows.end(), 0);
+    if (order > 0) std::shuffle(rows.begin(), rows.end(), shuffle);
+    const Scenario walk = rows_reordered(s, rows);
+    const Eigen::MatrixXd walk_reference = reference(Eigen::all, rows);
+    const auto delayed = make_updater("delayed", options_for(Precision::double_, k));
+    const auto sm = make_updater("sm", options_for(Precision::double_));
+    run(*delayed, walk);
+    run(*sm, walk);
+    delayed->flush();
+    delayed2 += (*delayed->maintained().inverse - walk_reference).squaredNorm();
+    sm2 += (*sm->maintained().inverse - walk_reference).squaredNorm();
+  }
+  return {std::sqrt(delayed2 / orders), std::sqrt(sm2 / orders)};
+}
+
 // Long all-accepted walks fill their windows, and the flush then decides
 // the accuracy. It solves for the window's rows with B's LU, its two
 // triangles inverted and applied in turn (delayed_window.hpp,
-// window_matrix_lu); the bordered B^{-1} erred 10 to 1700 times sm's
-// inverse on these walks (N = 128, K = 64, three sweeps, every move
-// accepted, seeds 1 to 12; 11 of the 12 beyond the bound), B^{-1} from its
-// LU (getri) 0.3 to 13 times, two triangular solves (TRSM) 0.3 to 7.6
-// times, the inverted triangles 0.5 to 2.0 times. Bound: the growth guard
-// lets a window round each row it forms up to kGrowthFactor times what sm
-// accumulates in it over the same moves, so the flushed inverse may err up
-// to kGrowthFactor times sm's, both against a long-double reference.
+// window_matrix_lu). Bound: the growth guard lets a window round each row
+// it forms up to kGrowthFactor times sm's rounding of that row, so the
+// flushed inverse's error may reach kGrowthFactor times sm's in scale.
+// In scale, not in one run: the error after a walk through near-singular
+// states is dominated by a few directions with coefficients of random sign
+// and size, so one run's error can fall far below its scale (seed 238 of
+// these walks: delayed's error 53 times sm's in one run, 2.6 times in
+// scale), and a quotient of single runs is heavy-tailed. The scale is the
+// root mean square over 8 row orders of the same walk (rows_reordered: the
+// same mathematics, other rounding), for both strategies.
+// Over seeds 1 to 1000 of these walks (N = 128, K = 64, three sweeps, every
+// move accepted) the quotient has median 0.95 and 99th percentile 9.5, and
+// exceeds kGrowthFactor on 5 walks (seeds 62, 150, 164, 190, 487; up to
+// 32). Measured with 64 orders, 62 (40), 164 (21) and 450 (18) are beyond
+// it and 150 at it (16): there delayed's error is above what the guard's
+// argument allows, a gap of the windows and not of the estimate
+// (docs/delayed-updates.md, rule 3). Seeds 1 to 12, the first twelve, stay
+// within 2.2. The quotient of single runs exceeded kGrowthFactor on 6 walks
+// (up to 53), whose scales, with 64 orders, are 2.6 to 14 apart. A flush
+// through the bordered B^{-1} exceeds the bound on 9 of seeds 1 to 12 (19
+// to 38 times sm's scale).
 TEST(DelayedUpdate, FilledWindowsFlushWithinTheGuardOfSm) {
   const int n = 128;
   const int k = 64;
+  const int orders = 8;
   for (std::uint64_t seed = 1; seed <= 12; ++seed) {
     std::mt19937_64 rng(seed);
     Scenario s{gaussian(n, n, rng), {}};
     for (int j = 0; j < 3 * k; ++j) s.moves.push_back({j % n, gaussian_vector(n, rng), true});
-    const auto delayed = make_updater("delayed", options_for(Precision::double_, k));
-    const auto sm = make_updater("sm", options_for(Precision::double_));
-    run(*delayed, s);
-    run(*sm, s);
-    delayed->flush();
-    const Eigen::MatrixXd reference = long_double_inverse(s);
-    const double sm_error = (*sm->maintained().inverse - reference).norm();
-    const double delayed_error = (*delayed->maintained().inverse - reference).norm();
-    const double bound = DelayedUpdate<double, double>::kGrowthFactor * sm_error;
-    EXPECT_LE(delayed_error, bound) << "seed " << seed;
+    const ErrorScales scales = error_scales(s, k, orders, seed + 7777);
+    const double bound = DelayedUpdate<double, double>::kGrowthFactor * scales.sm;
+    EXPECT_LE(scales.delayed, bound) << "seed " << seed;
   }
 }
 
