@@ -10,6 +10,10 @@
 // - reference/checkpoint-metrics/N:{1024,2048}  one strategy's checkpoint metrics
 //                                      (verify/run/metrics.hpp) in double LUs and in
 //                                      N sm-double moves, the shared pivot's in LUs
+// - reference/whole-study/N:{1024,2048}  `slaterlab run` of the goal's study (sm
+//                                      double and mixed, delayed-64 double, one
+//                                      Metropolis sweep) as a process: its wall time
+//                                      over the strategies' own (vs_strategies)
 // Each also reports whether its results were trusted (fast_reference.hpp).
 
 #include <Eigen/Core>

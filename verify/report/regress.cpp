@@ -628,9 +628,7 @@ void copy_results(const ResultsFile& results, const fs::path& path) {
   ResultWriter writer = ResultWriter::create(path, results.metadata);
   for (const auto& e : results.experiments) {
     const ExperimentHandle experiment = writer.begin_experiment(e.info);
-    for (const auto& row : e.reference) writer.append(experiment, row);
-    if (e.certified_initial) writer.set_certified(experiment, "initial", *e.certified_initial);
-    if (e.certified_final) writer.set_certified(experiment, "final", *e.certified_final);
+    copy_reference_records(e, writer, experiment);
     for (const auto& s : e.strategies) {
       const StrategyHandle strategy = writer.begin_strategy(experiment, s.info);
       for (const auto& row : s.checkpoints) writer.append(strategy, row);

@@ -333,9 +333,7 @@ void merge_experiments(const StudyConfig& study, const std::vector<ResultsFile>&
     }
     if (!first) continue;
     const ExperimentHandle handle = out.begin_experiment(first->info);
-    for (const ReferenceCheckpoint& row : first->reference) out.append(handle, row);
-    if (first->certified_initial) out.set_certified(handle, "initial", *first->certified_initial);
-    if (first->certified_final) out.set_certified(handle, "final", *first->certified_final);
+    copy_reference_records(*first, out, handle);
     for (const StrategyConfig& s : study.strategies) {
       const auto it = by_label.find(s.label);
       if (it == by_label.end()) continue;

@@ -646,6 +646,14 @@ void ResultWriter::set_certified(ExperimentHandle experiment, std::string_view w
   });
 }
 
+void copy_reference_records(const ExperimentResult& e, ResultWriter& writer,
+                            ExperimentHandle experiment) {
+  for (const ReferenceCheckpoint& row : e.reference) writer.append(experiment, row);
+  if (e.certified_initial) writer.set_certified(experiment, "initial", *e.certified_initial);
+  if (e.certified_final) writer.set_certified(experiment, "final", *e.certified_final);
+  if (e.reference_engine) writer.set_reference_engine(experiment, *e.reference_engine);
+}
+
 void ResultWriter::set_reference_engine(ExperimentHandle experiment,
                                         const ReferenceEngineInfo& info) {
   auto& w = *impl_;

@@ -171,6 +171,12 @@ struct ReadOptions {
   bool isolate = true;
 };
 
+/// Writes e's reference rows, certified log|dets| and reference engine to
+/// `experiment` of `writer` (one begun with e.info): what a copy of an
+/// experiment (the MPI merge, a baseline) carries besides its strategies.
+void copy_reference_records(const ExperimentResult& e, ResultWriter& writer,
+                            ExperimentHandle experiment);
+
 /// Reads a results file or the .partial of a killed run. A missing,
 /// non-HDF5 or truncated file, a file that is not a regular file, a file
 /// without schema_version or with another schema version, a damaged layout,

@@ -2,6 +2,7 @@
 // bad input gives one clear line naming the problem, exit code 2 and no
 // output file; a check failure gives exit code 1; --help works everywhere.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <string>
 
@@ -92,6 +93,32 @@ TEST_F(Cli, BenchProbesTheShermanMorrisonLoopAndComparesEveryUpdateWithIt) {
   }
   EXPECT_GE(cases, 6u) << r.out;  // sm, splitting, delayed-4 incremental and naive, x 2
   EXPECT_EQ(ratios, cases) << r.out;
+}
+
+/// The number after "key": in Google Benchmark's JSON output, NaN if absent.
+double json_number(const std::string& json, const std::string& key) {
+  const auto at = json.find("\"" + key + "\": ");
+  if (at == std::string::npos) return std::nan("");
+  return std::stod(json.substr(at + key.size() + 4));
+}
+
+TEST_F(Cli, BenchTimesAWholeStudyAgainstItsStrategiesOwnTime) {
+  // The study runs as a process and its results file gives the strategies'
+  // own time: that is part of the wall time, so the quotient is above 1,
+  // and the reference's time is part of it too.
+  const Result r = run("bench --benchmark_filter='^reference/whole-study/N:1024' "
+                       "--benchmark_format=json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_NE(r.out.find("\"reference/whole-study/N:1024"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\"error_occurred\": true"), std::string::npos) << r.out;
+  const double wall = json_number(r.out, "wall_s");
+  const double strategies = json_number(r.out, "strategies_s");
+  const double reference = json_number(r.out, "reference_s");
+  EXPECT_GT(strategies, 0.0) << r.out;
+  EXPECT_GT(reference, 0.0) << r.out;
+  EXPECT_GT(wall, strategies + reference) << r.out;
+  // The JSON prints counters to about 6 digits.
+  EXPECT_NEAR(json_number(r.out, "vs_strategies"), wall / strategies, 1e-5 * wall / strategies) << r.out;
 }
 
 TEST_F(Cli, BenchCsvCarriesEveryCaseAndEveryCounter) {

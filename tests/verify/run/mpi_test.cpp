@@ -134,6 +134,10 @@ void expect_same_results(const ResultsFile& x, const ResultsFile& y) {
     }
     ASSERT_TRUE(a.certified_final && b.certified_final);
     EXPECT_TRUE(same(a.certified_final->log_abs_mid, b.certified_final->log_abs_mid));
+    // Which reference judged the experiment, and how often it fell back to mp.
+    ASSERT_TRUE(a.reference_engine && b.reference_engine) << a.info.name;
+    EXPECT_EQ(a.reference_engine->engine, b.reference_engine->engine);
+    EXPECT_EQ(a.reference_engine->fallbacks, b.reference_engine->fallbacks);
     ASSERT_EQ(a.strategies.size(), b.strategies.size());
     for (std::size_t s = 0; s < a.strategies.size(); ++s) {
       const auto& p = a.strategies[s];
