@@ -216,8 +216,9 @@ void FastReference::refactor_preconditioner() {
 // y = A^{-1} a' by refinement: r = a' - A y in dd, y += X r. The error of
 // y_j, from its residual r_j: rho - y_jk = e_k^T A^{-1} r_j, so
 //   |.| <= ||e_k^T A^{-1}||_1 ||r_j||_inf <= ||e_k^T X||_1 ||r_j||_inf / (1 - theta),
-// theta >= ||I - A X||_inf (its observed value: the larger of the one at the
-// factorisation and the first step's contraction), e_k^T A^{-1} = e_k^T X
+// theta >= ||I - A X||_inf (contraction_: measured by the last inverse(),
+// a-priori after a factorisation, raised by each proposal's ||r_0|| /
+// ||a'||; observed between checkpoints), e_k^T A^{-1} = e_k^T X
 // (I - (I - A X))^{-1}; ||r_j||_inf <= the computed residual (rh, rl) plus
 // Dot2's error, u ||r_j|| + (gamma_{2N}^2 + 2 u gamma_N) ||A||_inf ||y_j||_inf.
 //
