@@ -92,6 +92,7 @@ void DelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
   binv_.setZero(kmax, kmax);
   wa_table_.setZero(kmax, kmax);
   w_norm2_.assign(std::size_t(kmax), 0.0);
+  moved_norm2_.assign(std::size_t(kmax), 0.0);
   if (variant_ == DelayedVariant::naive) {
     b_.setZero(kmax, kmax);
     bordered_.setZero(kmax, kmax);
@@ -241,7 +242,8 @@ void DelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot) {
     b_(0, 0) = pivot;
     log_det_b_ = {std::log(std::abs(double(pivot))), pivot < 0 ? -1 : 1};
   }
-  store_move(0, k, double(row_.squaredNorm()));
+  const double row_norm2 = double(row_.squaredNorm());
+  store_move(0, k, row_norm2, row_norm2 / (double(pivot) * double(pivot)));
   m_ = 1;
 }
 
@@ -252,12 +254,14 @@ void DelayedUpdate<Storage, Look>::seat_pending(Eigen::Index i) {
 }
 
 template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::store_move(Eigen::Index i, Eigen::Index k, double row_norm2) {
+void DelayedUpdate<Storage, Look>::store_move(Eigen::Index i, Eigen::Index k, double row_norm2,
+                                              double moved_norm2) {
   if (column_.data() != columns_.col(i).data()) {  // after a guard flush: the window restarts at 0
     columns_.col(i) = column_;
     w_.col(i) = row_;
   }
   w_norm2_[std::size_t(i)] = row_norm2;
+  moved_norm2_[std::size_t(i)] = moved_norm2;
   electron_[std::size_t(i)] = k;
   last_move_of_[std::size_t(k)] = i;
 }
@@ -295,7 +299,7 @@ bool DelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot) {
     b_(m, m) = d_;
     log_det_b_ = log_det_b_new_;
   }
-  store_move(m, k, row_norm2);
+  store_move(m, k, row_norm2, cur_norm_ * cur_norm_ / (double(pivot) * double(pivot)));
   ++m_;
   return true;
 }
@@ -321,31 +325,101 @@ bool DelayedUpdate<Storage, Look>::correct(MatrixX<Storage>& ainvt, CorrectionWo
                        work.row);
     return true;
   }
-  if (!solve_window_rows(work)) return false;
+  if (!solve_window_rows(work, m)) return false;
+  if (!rows_beyond_flush_guard(work, m)) {
+    woodbury_update(ainvt, columns, work, m);
+    return true;
+  }
+  // The flushed state is much larger than the window's rows were
+  // (docs/delayed-updates.md, rule 7): its first p moves, a prefix within
+  // the flush's guard, go as a window and the rest one by one as sm applies
+  // them. The rows grow at the move that approaches a near-singular state,
+  // usually one of the last (a release or a full window flushes soon after
+  // it), so p is first the moves before the last one whose own row grew
+  // beyond the guard, and else searched from the end in doubling steps,
+  // then by bisection: a solve with B's leading p x p block each.
+  Eigen::Index within = 1;
+  Eigen::Index beyond = m;
+  Eigen::Index solved = m;
+  Eigen::Index last = m - 1;
+  while (last > 0 && within_flush_guard(moved_norm2_[std::size_t(last)], w_norm2_[std::size_t(last)])) --last;
+  if (last > 1) {
+    if (!solve_window_rows(work, last)) return false;
+    solved = last;
+    beyond = last;
+    if (!rows_beyond_flush_guard(work, last)) within = last;
+  } else if (last == 1) {
+    beyond = 2;  // the first move's row grew: all of them one by one
+  }
+  for (Eigen::Index step = 1; beyond - within > 1;) {
+    const Eigen::Index p = within > 1 ? (within + beyond) / 2 : std::max(within + 1, beyond - step);
+    if (!solve_window_rows(work, p)) return false;
+    solved = p;
+    if (rows_beyond_flush_guard(work, p)) {
+      beyond = p;
+      step *= 2;
+    } else {
+      within = p;
+    }
+  }
+  if (within == 1) return apply_moves_singly(ainvt, columns, work, 0);
+  if (solved != within && !solve_window_rows(work, within)) return false;
+  woodbury_update(ainvt, columns, work, within);
+  return apply_moves_singly(ainvt, columns, work, within);
+}
+
+template <class Storage, class Look>
+void DelayedUpdate<Storage, Look>::woodbury_update(MatrixX<Storage>& ainvt, const Storage* columns,
+                                                   CorrectionWork& work, Eigen::Index p) const {
+  const Eigen::Index n = size();
   const Storage* z = nullptr;
   if constexpr (std::is_same_v<Storage, Look>) {
     z = work.z.data();
   } else {
-    if (work.z_store.rows() != n || work.z_store.cols() < m) work.z_store.resize(n, m);
-    work.z_store.leftCols(m) = work.z.leftCols(m).template cast<Storage>();
+    if (work.z_store.rows() != n || work.z_store.cols() < p) work.z_store.resize(n, p);
+    work.z_store.leftCols(p) = work.z.leftCols(p).template cast<Storage>();
     z = work.z_store.data();
   }
 
   // Y = Ainv U = Ainv A' - (the replaced columns of A0), with Ainv a_{k,0} =
   // e_k (Sherman-Morrison's x = Ainv a' - e_k). Then Ainv^T -= Z Y^T.
-  if (work.y.rows() != n || work.y.cols() < m) work.y.resize(n, m);
-  blas::gemm<Storage>(true, false, n, m, n, Storage(1), ainvt.data(), n, columns, n,
+  if (work.y.rows() != n || work.y.cols() < p) work.y.resize(n, p);
+  blas::gemm<Storage>(true, false, n, p, n, Storage(1), ainvt.data(), n, columns, n,
                          Storage(0), work.y.data(), n);
-  for (Eigen::Index i = 0; i < m; ++i) work.y(electron_[std::size_t(i)], i) -= Storage(1);
-  blas::gemm<Storage>(false, true, n, n, m, Storage(-1), z, n, work.y.data(), n, Storage(1),
+  for (Eigen::Index i = 0; i < p; ++i) work.y(electron_[std::size_t(i)], i) -= Storage(1);
+  blas::gemm<Storage>(false, true, n, n, p, Storage(-1), z, n, work.y.data(), n, Storage(1),
                          ainvt.data(), n);
+}
+
+template <class Storage, class Look>
+bool DelayedUpdate<Storage, Look>::rows_beyond_flush_guard(const CorrectionWork& work, Eigen::Index p) const {
+  double w_norm2 = 0.0;
+  for (Eigen::Index i = 0; i < p; ++i) w_norm2 += w_norm2_[std::size_t(i)];
+  return !within_flush_guard(double(work.z.leftCols(p).squaredNorm()), w_norm2);
+}
+
+template <class Storage, class Look>
+bool DelayedUpdate<Storage, Look>::apply_moves_singly(MatrixX<Storage>& ainvt, const Storage* columns,
+                                                      CorrectionWork& work, Eigen::Index first) const {
+  // Each state rounded once, as sm rounds it: the pivot r^T a' against the
+  // inverse so far, formed as sm forms its ratio.
+  const Eigen::Index n = size();
+  for (Eigen::Index i = first; i < m_; ++i) {
+    const Eigen::Index k = electron_[std::size_t(i)];
+    const Storage* column = columns + i * n;
+    const Eigen::Map<const VectorX<Storage>> a(column, n);
+    const double pivot = precision() == Precision::mixed
+                             ? ainvt.col(k).template cast<double>().dot(a.template cast<double>())
+                             : double(ainvt.col(k).dot(a));
+    if (!(std::abs(pivot) > 0) || !std::isfinite(pivot)) return false;
+    sm_update<Storage>(ainvt, k, column, Storage(1), pivot, work.x, work.row);
+  }
   return true;
 }
 
 template <class Storage, class Look>
-bool DelayedUpdate<Storage, Look>::solve_window_rows(CorrectionWork& work) const {
+bool DelayedUpdate<Storage, Look>::solve_window_rows(CorrectionWork& work, Eigen::Index m) const {
   const Eigen::Index n = size();
-  const Eigen::Index m = m_;
   if (work.z.rows() != n || work.z.cols() < m) work.z.resize(n, m);
   if (m == 1) {  // B = [s]: Z = W / s, the rank-1 update sm applies
     work.z.col(0) = w_.col(0) * (Look(1) / wa_table_(0, 0));
@@ -413,7 +487,8 @@ CycleRatio DelayedUpdate<Storage, Look>::apply_cycle(const std::vector<ColumnUpd
     seat_pending(i);
     column_ = u.column.template cast<Look>();
     row_ = ainvt_.col(u.k).template cast<Look>();
-    store_move(i, u.k, double(row_.squaredNorm()));
+    const double row_norm2 = double(row_.squaredNorm());
+    store_move(i, u.k, row_norm2, row_norm2);  // a cycle never splits (cycle_within_guard)
   }
   for (Eigen::Index i = 0; i < m; ++i)
     for (Eigen::Index j = 0; j < m; ++j) wa_table_(j, i) = w_.col(j).dot(columns_.col(i));
@@ -452,7 +527,10 @@ bool DelayedUpdate<Storage, Look>::cycle_within_guard(const LuFactors<Look>& lu,
   const Eigen::Index m = m_;
   const double limit = kGrowthFactor * double(n);
   if (std::abs(value) > limit) return false;  // a release
-  if (!solve_window_rows(flush_work_)) return false;
+  if (!solve_window_rows(flush_work_, m)) return false;
+  // Its states in turn could be exactly singular (cycles.md): rows grown
+  // beyond the flush's guard refactorise instead of going move by move.
+  if (rows_beyond_flush_guard(flush_work_, m)) return false;
   const MatrixX<Look> binv = lu_inverse<Look>(lu);
   for (Eigen::Index j = 0; j < m; ++j) {
     double terms2 = 0.0;

@@ -85,14 +85,32 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   bool extend_window(Eigen::Index k, Look pivot);
   /// Points column_ and row_ at window slot i of A' and W.
   void seat_pending(Eigen::Index i);
-  /// Stores the pending move as window move i (row_norm2 = ||r||^2).
-  void store_move(Eigen::Index i, Eigen::Index k, double row_norm2);
-  /// ainvt <- ainvt - Z Y^T for the current window (m_ > 0); false, with
-  /// ainvt unchanged, when B is singular to working precision.
+  /// Stores the pending move as window move i (row_norm2 = ||r||^2, and
+  /// moved_norm2 = ||cur / rho||^2, its electron's row just after it).
+  void store_move(Eigen::Index i, Eigen::Index k, double row_norm2, double moved_norm2);
+  /// ainvt <- ainvt - Z Y^T for the current window (m_ > 0); when its rows
+  /// grew beyond within_flush_guard, so for a prefix of its moves that stays
+  /// within it, and the other moves one by one in Sherman-Morrison's form.
+  /// False, ainvt then to be discarded, when B (or a leading block) is
+  /// singular to working precision or a pivot of those moves is 0 or not
+  /// finite.
   bool correct(MatrixX<Storage>& ainvt, CorrectionWork& work) const;
-  /// work.z = Z = W B^{-T}, the window's rows of the current inverse, solved
-  /// with B's LU factors; false when B is singular to working precision.
-  bool solve_window_rows(CorrectionWork& work) const;
+  /// ainvt <- ainvt - Z Y^T for the window's first p moves, Z = work.z
+  /// solved for them (columns: A' in Storage).
+  void woodbury_update(MatrixX<Storage>& ainvt, const Storage* columns, CorrectionWork& work,
+                       Eigen::Index p) const;
+  /// Whether the rows Z = work.z of the window's first p moves grew beyond
+  /// within_flush_guard since the window opened on their rows W.
+  bool rows_beyond_flush_guard(const CorrectionWork& work, Eigen::Index p) const;
+  /// Applies the window's moves from `first` on to ainvt in turn, as sm
+  /// does; false when a pivot is 0 or not finite.
+  bool apply_moves_singly(MatrixX<Storage>& ainvt, const Storage* columns, CorrectionWork& work,
+                          Eigen::Index first) const;
+  /// work.z = Z = W B^{-T}, the rows of the current inverse after the
+  /// window's first m moves, solved with the LU factors of B's leading
+  /// m x m block (their window's B); false when it is singular to working
+  /// precision.
+  bool solve_window_rows(CorrectionWork& work, Eigen::Index m) const;
   /// work.lu, work.pivots, work.order: B's LU (partial pivoting) packed
   /// m x m; false when B is singular to working precision or not finite.
   bool factor_window_matrix(CorrectionWork& work, Eigen::Index m) const;
@@ -117,6 +135,7 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   std::vector<Eigen::Index> electron_;      // k_i
   std::vector<Eigen::Index> last_move_of_;  // per electron: its last move in the window, or -1
   std::vector<double> w_norm2_;  // ||w_j||^2 per window move (the growth guard)
+  std::vector<double> moved_norm2_;  // ||cur_j / rho_j||^2 per window move (the flush's split)
 
   // The pending proposal's look-ahead quantities (valid between ratio() and
   // accept()/reject()).

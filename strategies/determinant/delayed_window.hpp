@@ -29,8 +29,9 @@ class DelayedWindowUpdater : public UpdaterBase {
 
   /// The guard's factor: a window may round the current row a ratio reads
   /// up to kGrowthFactor times one rounding of that row (within_row_guard),
-  /// and a move is near-singular or a release when its growth or |ratio|
-  /// exceeds kGrowthFactor N (place_accepted_move). Why 16: it leaves
+  /// its rows may grow by it before a flush (within_flush_guard), and a
+  /// move is near-singular or a release when its growth or |ratio| exceeds
+  /// kGrowthFactor N (place_accepted_move). Why 16: it leaves
   /// healthy windows their length (iid Gaussian sweeps with every move
   /// accepted flush after 95 and 85 moves on average at K = 256, N = 1024
   /// and 2048, `slaterlab bench --n=1024,2048 --seconds=1.5`), while a window opened on a near-singular inverse exceeds it
@@ -51,6 +52,22 @@ class DelayedWindowUpdater : public UpdaterBase {
   /// long it grows.
   static bool within_row_guard(double terms2, double cur_norm) {
     return std::sqrt(terms2) <= kGrowthFactor * cur_norm;
+  }
+
+  /// The flush's test for a window whose rows of the flushed inverse W
+  /// (||W||_F^2 = w_norm2) are the rows Z of the current inverse
+  /// (||Z||_F^2 = z_norm2): one Woodbury flush when they grew by at most
+  /// kGrowthFactor; otherwise a prefix of the window that passes this test,
+  /// then its other moves one by one in Sherman-Morrison's form. The
+  /// flush forms each row of the new inverse as a sum of m + 1 rows, which
+  /// rounds it about 30 times at m = 36 to 64 (docs/delayed-updates.md,
+  /// rule 7); Sherman-Morrison rounds each of the window's states once.
+  /// That is within the guard while the flushed state is of the size of
+  /// those it follows, not when it is much larger (a near-singular state
+  /// not yet released), whose rounding becomes a backward error in every
+  /// column that its release does not remove.
+  static bool within_flush_guard(double z_norm2, double w_norm2) {
+    return z_norm2 <= kGrowthFactor * kGrowthFactor * w_norm2;
   }
 
   void reject() final {
