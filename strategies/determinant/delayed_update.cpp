@@ -402,15 +402,12 @@ template <class Storage, class Look>
 bool DelayedUpdate<Storage, Look>::apply_moves_singly(MatrixX<Storage>& ainvt, const Storage* columns,
                                                       CorrectionWork& work, Eigen::Index first) const {
   // Each state rounded once, as sm rounds it: the pivot r^T a' against the
-  // inverse so far, formed as sm forms its ratio.
+  // inverse so far, as sm forms its ratio.
   const Eigen::Index n = size();
   for (Eigen::Index i = first; i < m_; ++i) {
     const Eigen::Index k = electron_[std::size_t(i)];
     const Storage* column = columns + i * n;
-    const Eigen::Map<const VectorX<Storage>> a(column, n);
-    const double pivot = precision() == Precision::mixed
-                             ? ainvt.col(k).template cast<double>().dot(a.template cast<double>())
-                             : double(ainvt.col(k).dot(a));
+    const double pivot = sm_pivot(ainvt, k, column, precision());
     if (!(std::abs(pivot) > 0) || !std::isfinite(pivot)) return false;
     sm_update<Storage>(ainvt, k, column, Storage(1), pivot, work.x, work.row);
   }

@@ -91,6 +91,18 @@ void trmm(bool left, bool lower, bool transpose, bool unit, Eigen::Index rows,
 template <class T>
 void sm_update(MatrixX<T>& ainvt, Eigen::Index k, const T* u, T scale, double den,
                VectorX<T>& x, VectorX<T>& row);
+/// Sherman-Morrison's pivot r^T a' with r = row k of Ainv (column k of
+/// ainvt): accumulated in double for mixed precision, in T otherwise. sm's
+/// ratio, and delayed's moves applied in sm's form, read it this one way.
+template <class T>
+double sm_pivot(const MatrixX<T>& ainvt, Eigen::Index k, const T* column, Precision precision) {
+  const Eigen::Map<const VectorX<T>> a(column, ainvt.rows());
+  if (precision == Precision::mixed) {
+    return ainvt.col(k).template cast<double>().dot(a.template cast<double>());
+  }
+  return double(ainvt.col(k).dot(a));
+}
+
 /// The largest N that sm_update runs without BLAS (linalg.cpp says why 24).
 inline constexpr Eigen::Index kSmUpdateSmallN = 24;
 

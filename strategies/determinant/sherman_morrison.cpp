@@ -32,12 +32,7 @@ template <class Storage>
 Ratio ShermanMorrison<Storage>::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
   begin_proposal(k, new_column);
   new_column_ = new_column.cast<Storage>();
-  double rho;
-  if (precision() == Precision::mixed) {
-    rho = ainvt_.col(k).template cast<double>().dot(new_column_.template cast<double>());
-  } else {
-    rho = double(ainvt_.col(k).dot(new_column_));
-  }
+  const double rho = sm_pivot(ainvt_, k, new_column_.data(), precision());
   pending_ratio_ = rho;
   return classify(rho);
 }
