@@ -325,47 +325,13 @@ bool DelayedUpdate<Storage, Look>::correct(MatrixX<Storage>& ainvt, CorrectionWo
                        work.row);
     return true;
   }
-  if (!solve_window_rows(work, m)) return false;
-  if (!rows_beyond_flush_guard(work, m)) {
-    woodbury_update(ainvt, columns, work, m);
-    return true;
-  }
-  // The flushed state is much larger than the window's rows were
-  // (docs/delayed-updates.md, rule 7): its first p moves, a prefix within
-  // the flush's guard, go as a window and the rest one by one as sm applies
-  // them. The rows grow at the move that approaches a near-singular state,
-  // usually one of the last (a release or a full window flushes soon after
-  // it), so p is first the moves before the last one whose own row grew
-  // beyond the guard, and else searched from the end in doubling steps,
-  // then by bisection: a solve with B's leading p x p block each.
-  Eigen::Index within = 1;
-  Eigen::Index beyond = m;
-  Eigen::Index solved = m;
-  Eigen::Index last = m - 1;
-  while (last > 0 && within_flush_guard(moved_norm2_[std::size_t(last)], w_norm2_[std::size_t(last)])) --last;
-  if (last > 1) {
-    if (!solve_window_rows(work, last)) return false;
-    solved = last;
-    beyond = last;
-    if (!rows_beyond_flush_guard(work, last)) within = last;
-  } else if (last == 1) {
-    beyond = 2;  // the first move's row grew: all of them one by one
-  }
-  for (Eigen::Index step = 1; beyond - within > 1;) {
-    const Eigen::Index p = within > 1 ? (within + beyond) / 2 : std::max(within + 1, beyond - step);
-    if (!solve_window_rows(work, p)) return false;
-    solved = p;
-    if (rows_beyond_flush_guard(work, p)) {
-      beyond = p;
-      step *= 2;
-    } else {
-      within = p;
-    }
-  }
-  if (within == 1) return apply_moves_singly(ainvt, columns, work, 0);
-  if (solved != within && !solve_window_rows(work, within)) return false;
-  woodbury_update(ainvt, columns, work, within);
-  return apply_moves_singly(ainvt, columns, work, within);
+  // Rule 7 (delayed_window.hpp, flush_window): one Woodbury update, or a
+  // prefix of the moves and the others one by one.
+  return flush_window(
+      m, w_norm2_, moved_norm2_, [&](Eigen::Index p) { return solve_window_rows(work, p); },
+      [&](Eigen::Index p) { return double(work.z.leftCols(p).squaredNorm()); },
+      [&](Eigen::Index p) { woodbury_update(ainvt, columns, work, p); },
+      [&](Eigen::Index first) { return apply_moves_singly(ainvt, columns, work, first); });
 }
 
 template <class Storage, class Look>

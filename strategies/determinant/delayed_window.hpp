@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -186,6 +187,71 @@ void place_accepted_move(Updater& u, Eigen::Index k, double pivot, double step_g
     return;
   }
   if (u.pending_moves() == u.capacity()) u.apply_window();
+}
+
+/// The flush of a window of m >= 2 moves, for the CPU and GPU updaters
+/// alike: one Woodbury update when the window's rows Z stayed within
+/// within_flush_guard of its rows W (||W||_F^2 = the sum of w_norm2 over
+/// the moves); otherwise (docs/delayed-updates.md, rule 7) the longest
+/// prefix of moves found within it goes as a window and the others one by
+/// one in Sherman-Morrison's form. The rows grow at the move that
+/// approaches a near-singular state, usually one of the last (a release or
+/// a full window flushes soon after it), so the prefix is first the moves
+/// before the last one whose own row grew beyond the guard (moved_norm2:
+/// ||cur / rho||^2 just after move i), and else searched from the end in
+/// doubling steps, then by bisection: one solve with B's leading p x p
+/// block each. The flush provides, for the window's first p moves,
+///   solve(p)       Z = W B^{-T} of their window; false when that block of
+///                  B is singular to working precision,
+///   z_norm2(p)     ||Z||_F^2 of the last solve,
+///   woodbury(p)    Ainv^T -= Z Y^T with the last solve's Z,
+///   singly(first)  the moves from `first` on, one by one as sm applies
+///                  them; false when a pivot is 0 or not finite.
+/// False (the inverse then to be discarded) when a solve or singly is.
+template <class Solve, class ZNorm2, class Woodbury, class Singly>
+bool flush_window(Eigen::Index m, const std::vector<double>& w_norm2,
+                  const std::vector<double>& moved_norm2, Solve&& solve, ZNorm2&& z_norm2,
+                  Woodbury&& woodbury, Singly&& singly) {
+  const auto beyond_guard = [&](Eigen::Index p) {
+    double w2 = 0.0;
+    for (Eigen::Index i = 0; i < p; ++i) w2 += w_norm2[std::size_t(i)];
+    return !DelayedWindowUpdater::within_flush_guard(z_norm2(p), w2);
+  };
+  if (!solve(m)) return false;
+  if (!beyond_guard(m)) {
+    woodbury(m);
+    return true;
+  }
+  Eigen::Index within = 1;
+  Eigen::Index beyond = m;
+  Eigen::Index solved = m;
+  Eigen::Index last = m - 1;
+  while (last > 0 && DelayedWindowUpdater::within_flush_guard(moved_norm2[std::size_t(last)],
+                                                              w_norm2[std::size_t(last)]))
+    --last;
+  if (last > 1) {
+    if (!solve(last)) return false;
+    solved = last;
+    beyond = last;
+    if (!beyond_guard(last)) within = last;
+  } else if (last == 1) {
+    beyond = 2;  // the first move's row grew: all of them one by one
+  }
+  for (Eigen::Index step = 1; beyond - within > 1;) {
+    const Eigen::Index p = within > 1 ? (within + beyond) / 2 : std::max(within + 1, beyond - step);
+    if (!solve(p)) return false;
+    solved = p;
+    if (beyond_guard(p)) {
+      beyond = p;
+      step *= 2;
+    } else {
+      within = p;
+    }
+  }
+  if (within == 1) return singly(0);
+  if (solved != within && !solve(within)) return false;
+  woodbury(within);
+  return singly(within);
 }
 
 /// B = I + W^T U of a window of m moves (distinct electrons), LU-factorised

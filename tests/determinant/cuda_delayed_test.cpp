@@ -1,7 +1,8 @@
 // The delayed rank-K update on a CUDA GPU ("delayed-cuda") against the CPU
 // delayed update and the double reference (a fresh LU of the exact current
 // matrix), in float, double and mixed; rejected and observed moves leaving
-// the state unchanged; near-singular chains through the growth guard. The
+// the state unchanged; near-singular chains through the growth guard; full
+// windows that end near a singular state, split as the CPU splits them. The
 // GPU tests skip, naming the reason, without a device; the refusal itself is
 // tested everywhere.
 //
@@ -281,6 +282,27 @@ TEST(CudaDelayed, NearSingularChainMatchesCpuDelayed) {
   const RunResult ca = run(*cpu, s);
   for (std::size_t j = 0; j < ga.ratios.size(); ++j)
     EXPECT_LE(std::abs(ga.ratios[j] - ca.ratios[j]), budget.ratio_tol[j]) << "move " << j;
+}
+
+// Rule 7 on the GPU: the walks of delayed_update_test's
+// FilledWindowsFlushWithinTheGuardOfSm whose full windows end near a
+// singular state (N = 128, K = 64, three all-accepted sweeps; seeds 62,
+// 150, 164, 190, 487). Flushed as one Woodbury product, such a window erred
+// 19 to 32 times sm's error scale on the CPU; split as flush_window splits
+// it, 2.6 times at most. The GPU makes the CPU's decisions with cuBLAS's
+// reductions, so the bound is that test's (derived there): the growth
+// guard's factor times sm's scale.
+TEST(CudaDelayed, FlushesNearSingularWindowsWithinTheGuardOfSm) {
+  SKIP_WITHOUT_DEVICE();
+  const int n = 128;
+  const int k = 64;
+  for (const std::uint64_t seed : {62, 150, 164, 190, 487}) {
+    std::mt19937_64 rng(seed);
+    Scenario s{gaussian(n, n, rng), {}};
+    for (int j = 0; j < 3 * k; ++j) s.moves.push_back({j % n, gaussian_vector(n, rng), true});
+    const ErrorScales scales = error_scales("delayed-cuda", s, k, 8, seed + 7777);
+    EXPECT_LE(scales.delayed, DelayedWindowUpdater::kGrowthFactor * scales.sm) << "seed " << seed;
+  }
 }
 
 TEST(CudaDelayed, LabelAndVariants) {

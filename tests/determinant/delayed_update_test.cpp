@@ -467,62 +467,6 @@ TEST(DelayedUpdate, KLargerThanNWorks) {
   EXPECT_EQ(pending_moves(*delayed), n);
 }
 
-/// Inverse after the moves of `s` (all accepted), by Sherman-Morrison in
-/// long double: 11 more bits than double, a reference for double errors.
-Eigen::MatrixXd long_double_inverse(const Scenario& s) {
-  using MatrixL = Eigen::Matrix<long double, Eigen::Dynamic, Eigen::Dynamic>;
-  using VectorL = Eigen::Matrix<long double, Eigen::Dynamic, 1>;
-  MatrixL inv = s.a0.cast<long double>().partialPivLu().inverse();
-  for (const Move& mv : s.moves) {
-    const VectorL a = mv.column.cast<long double>();
-    const VectorL r = inv.row(mv.k).transpose();
-    VectorL x = inv * a;
-    const long double rho = x(mv.k);
-    x(mv.k) -= 1;
-    inv -= x * (r.transpose() / rho);
-  }
-  return inv.cast<double>();
-}
-
-/// The walk `s` with the matrix's rows in the order `rows` (row i is row
-/// rows[i] of s's): P A has the same ratios and the inverse A^{-1} P^T, and
-/// every sum over the rows runs in another order, so it rounds otherwise.
-Scenario rows_reordered(const Scenario& s, const std::vector<int>& rows) {
-  Scenario r{s.a0(rows, Eigen::all), {}};
-  for (const Move& mv : s.moves) r.moves.push_back({mv.k, mv.column(rows), mv.accept});
-  return r;
-}
-
-struct ErrorScales {
-  double delayed;
-  double sm;
-};
-
-/// Root mean square, over `orders` row orders of the walk (its own, then
-/// shuffles drawn from `seed`), of the Frobenius error of delayed-k's
-/// flushed inverse and of sm's after the walk, against a long-double one.
-ErrorScales error_scales(const Scenario& s, int k, int orders, std::uint64_t seed) {
-  const Eigen::MatrixXd reference = long_double_inverse(s);
-  std::mt19937_64 shuffle(seed);
-  std::vector<int> rows(std::size_t(s.a0.rows()));
-  double delayed2 = 0.0;
-  double sm2 = 0.0;
-  for (int order = 0; order < orders; ++order) {
-    std::iota(rows.begin(), rows.end(), 0);
-    if (order > 0) std::shuffle(rows.begin(), rows.end(), shuffle);
-    const Scenario walk = rows_reordered(s, rows);
-    const Eigen::MatrixXd walk_reference = reference(Eigen::all, rows);
-    const auto delayed = make_updater("delayed", options_for(Precision::double_, k));
-    const auto sm = make_updater("sm", options_for(Precision::double_));
-    run(*delayed, walk);
-    run(*sm, walk);
-    delayed->flush();
-    delayed2 += (*delayed->maintained().inverse - walk_reference).squaredNorm();
-    sm2 += (*sm->maintained().inverse - walk_reference).squaredNorm();
-  }
-  return {std::sqrt(delayed2 / orders), std::sqrt(sm2 / orders)};
-}
-
 // Long all-accepted walks fill their windows, and the flush then decides
 // the accuracy. It solves for the window's rows with B's LU, its two
 // triangles inverted and applied in turn (delayed_window.hpp,
@@ -558,7 +502,7 @@ TEST(DelayedUpdate, FilledWindowsFlushWithinTheGuardOfSm) {
     std::mt19937_64 rng(seed);
     Scenario s{gaussian(n, n, rng), {}};
     for (int j = 0; j < 3 * k; ++j) s.moves.push_back({j % n, gaussian_vector(n, rng), true});
-    const ErrorScales scales = error_scales(s, k, orders, seed + 7777);
+    const ErrorScales scales = error_scales("delayed", s, k, orders, seed + 7777);
     const double bound = DelayedUpdate<double, double>::kGrowthFactor * scales.sm;
     EXPECT_LE(scales.delayed, bound) << "seed " << seed;
   }

@@ -54,6 +54,7 @@
 #include <cstddef>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <string>
 #include <utility>
@@ -265,6 +266,64 @@ inline void assert_ratios_agree(const RunResult& a, const RunResult& b, const Bu
     }
     RC_ASSERT(diff <= budget.ratio_tol[j]);
   }
+}
+
+/// Inverse after the moves of `s` (all accepted), by Sherman-Morrison in
+/// long double: 11 more bits than double, a reference for double errors.
+inline Eigen::MatrixXd long_double_inverse(const Scenario& s) {
+  using MatrixL = Eigen::Matrix<long double, Eigen::Dynamic, Eigen::Dynamic>;
+  using VectorL = Eigen::Matrix<long double, Eigen::Dynamic, 1>;
+  MatrixL inv = s.a0.cast<long double>().partialPivLu().inverse();
+  for (const Move& mv : s.moves) {
+    const VectorL a = mv.column.cast<long double>();
+    const VectorL r = inv.row(mv.k).transpose();
+    VectorL x = inv * a;
+    const long double rho = x(mv.k);
+    x(mv.k) -= 1;
+    inv -= x * (r.transpose() / rho);
+  }
+  return inv.cast<double>();
+}
+
+/// The walk `s` with the matrix's rows in the order `rows` (row i is row
+/// rows[i] of s's): P A has the same ratios and the inverse A^{-1} P^T, and
+/// every sum over the rows runs in another order, so it rounds otherwise.
+inline Scenario rows_reordered(const Scenario& s, const std::vector<int>& rows) {
+  Scenario r{s.a0(rows, Eigen::all), {}};
+  for (const Move& mv : s.moves) r.moves.push_back({mv.k, mv.column(rows), mv.accept});
+  return r;
+}
+
+struct ErrorScales {
+  double delayed;  // the windowed strategy's
+  double sm;
+};
+
+/// Root mean square, over `orders` row orders of the walk (its own, then
+/// shuffles drawn from `seed`), of the Frobenius error of the flushed
+/// inverse of `strategy` (a windowed one, delay k, double) and of sm's
+/// after the walk, against a long-double one.
+inline ErrorScales error_scales(const std::string& strategy, const Scenario& s, int k, int orders,
+                                std::uint64_t seed) {
+  const Eigen::MatrixXd reference = long_double_inverse(s);
+  std::mt19937_64 shuffle(seed);
+  std::vector<int> rows(std::size_t(s.a0.rows()));
+  double delayed2 = 0.0;
+  double sm2 = 0.0;
+  for (int order = 0; order < orders; ++order) {
+    std::iota(rows.begin(), rows.end(), 0);
+    if (order > 0) std::shuffle(rows.begin(), rows.end(), shuffle);
+    const Scenario walk = rows_reordered(s, rows);
+    const Eigen::MatrixXd walk_reference = reference(Eigen::all, rows);
+    const auto delayed = make_updater(strategy, options_for(Precision::double_, k));
+    const auto sm = make_updater("sm", options_for(Precision::double_));
+    run(*delayed, walk);
+    run(*sm, walk);
+    delayed->flush();
+    delayed2 += (*delayed->maintained().inverse - walk_reference).squaredNorm();
+    sm2 += (*sm->maintained().inverse - walk_reference).squaredNorm();
+  }
+  return {std::sqrt(delayed2 / orders), std::sqrt(sm2 / orders)};
 }
 
 }  // namespace slaterlab::testing

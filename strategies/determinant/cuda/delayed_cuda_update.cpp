@@ -19,7 +19,10 @@
 // the window's W^T A' (m^2 numbers to the host), its LU on the host (the
 // CPU's code), then W's columns permuted (kernel) and two cuBLAS TRSMs; then
 // two cuBLAS GEMMs, Y = Ainv A' (then the replaced columns subtracted,
-// kernel) and Ainv^T -= Z Y^T (N x N x m).
+// kernel) and Ainv^T -= Z Y^T (N x N x m). A window whose rows grew beyond
+// the flush's guard splits as on the CPU (flush_window, rule 7): a prefix
+// solved with B's leading block, then single moves as sm's GEMV and rank-1
+// GEMM, each with sm's pivot (in double for mixed).
 // Refactorisations (reset, the recompute cadence, an accepted breakdown)
 // run the CPU's LU inversion (linalg.hpp, the same as sm and delayed) and
 // upload the result, so both start from the same inverse.
@@ -73,6 +76,7 @@ void CudaDelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
   electron_.assign(std::size_t(capacity()), 0);
   last_move_of_.assign(std::size_t(n()), -1);
   w_norm2_.assign(std::size_t(capacity()), 0.0);
+  moved_norm2_.assign(std::size_t(capacity()), 0.0);
   q_host_.assign(std::size_t(capacity()), Look(0));
   restart_protocol();
   refactorise();
@@ -155,7 +159,7 @@ void CudaDelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot) {
   // B = [r^T a'] = [pivot]: B^{-1} = [1 / pivot], W^T A' = [pivot].
   cuda::border_inverse<Look>(binv_.data(), wa_table_.data(), capacity(), nullptr, nullptr, nullptr,
                              nullptr, 0, pivot, pivot);
-  store_move(0, k);
+  store_move(0, k, double(pivot), true);
   m_ = 1;
 }
 
@@ -181,42 +185,43 @@ bool CudaDelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot)
   const Look rc = cuda::dot(blas_, nn, row_.data(), column_.data());
   cuda::border_inverse(binv_.data(), wa_table_.data(), ld, t_.data(), q_.data(), wa_.data(), ra_.data(),
                        m, pivot, rc);
-  store_move(m, k);
+  store_move(m, k, double(pivot), false);
   ++m_;
   return true;
 }
 
 template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::store_move(int i, Eigen::Index k) {
+void CudaDelayedUpdate<Storage, Look>::store_move(int i, Eigen::Index k, double pivot, bool opens) {
   const auto nn = std::size_t(n());
   cuda::copy_on_device(columns_.data() + std::size_t(i) * nn, column_.data(), nn);
   cuda::copy_on_device(w_.data() + std::size_t(i) * nn, row_.data(), nn);
   const double row_norm = double(cuda::nrm2(blas_, n(), row_.data()));
   w_norm2_[std::size_t(i)] = row_norm * row_norm;
+  const double moved = (opens ? row_norm : cur_norm_) / pivot;
+  moved_norm2_[std::size_t(i)] = moved * moved;
   electron_[std::size_t(i)] = int(k);
   last_move_of_[std::size_t(k)] = i;
   cuda::upload(electron_dev_.data() + i, &electron_[std::size_t(i)], 1);
 }
 
 template <class Storage, class Look>
-bool CudaDelayedUpdate<Storage, Look>::solve_window_rows(CorrectionWork& work) const {
+bool CudaDelayedUpdate<Storage, Look>::solve_window_rows(CorrectionWork& work, int p) const {
   const int nn = n();
-  const int m = m_;
   const int ld = capacity();
   work.z.reserve(std::size_t(nn) * std::size_t(ld));
   work.lu.reserve(std::size_t(ld) * std::size_t(ld));
   work.order.reserve(std::size_t(ld));
   // Z B^T = W with B = P L U: Z = W P L^{-T} U^{-T} (delayed_window.hpp).
-  std::vector<Look> table(std::size_t(ld) * std::size_t(m));
+  std::vector<Look> table(std::size_t(ld) * std::size_t(p));
   cuda::download(table.data(), wa_table_.data(), table.size());
-  const std::optional<LuFactors<Look>> lu = window_matrix_lu(table.data(), ld, m);
+  const std::optional<LuFactors<Look>> lu = window_matrix_lu(table.data(), ld, p);
   if (!lu) return false;
   const std::vector<int> order = lu_column_order(lu->pivots);
-  cuda::upload(work.lu.data(), lu->lu.data(), std::size_t(m) * std::size_t(m));
+  cuda::upload(work.lu.data(), lu->lu.data(), std::size_t(p) * std::size_t(p));
   cuda::upload(work.order.data(), order.data(), order.size());
-  cuda::gather_columns(w_.data(), nn, work.order.data(), m, work.z.data());
-  cuda::trsm_right(blas_, true, true, true, nn, m, work.lu.data(), m, work.z.data(), nn);
-  cuda::trsm_right(blas_, false, true, false, nn, m, work.lu.data(), m, work.z.data(), nn);
+  cuda::gather_columns(w_.data(), nn, work.order.data(), p, work.z.data());
+  cuda::trsm_right(blas_, true, true, true, nn, p, work.lu.data(), p, work.z.data(), nn);
+  cuda::trsm_right(blas_, false, true, false, nn, p, work.lu.data(), p, work.z.data(), nn);
   return true;
 }
 
@@ -226,26 +231,79 @@ bool CudaDelayedUpdate<Storage, Look>::correct(Array<Storage>& ainvt, Correction
   const int m = m_;
   const std::size_t block = std::size_t(nn) * std::size_t(capacity());
   work.y.reserve(block);
-  if (!solve_window_rows(work)) return false;
   const Storage* columns = nullptr;
-  const Storage* z = nullptr;
   if constexpr (std::is_same_v<Storage, Look>) {
     columns = columns_.data();
-    z = work.z.data();
   } else {  // mixed: the flush GEMMs run in float on A' and Z rounded to float
     work.columns_store.reserve(block);
     work.z_store.reserve(block);
     cuda::convert(columns_.data(), work.columns_store.data(), long(nn) * m);
-    cuda::convert(work.z.data(), work.z_store.data(), long(nn) * m);
     columns = work.columns_store.data();
+  }
+  if (m == 1) {
+    if (!solve_window_rows(work, 1)) return false;
+    woodbury_update(ainvt, columns, work, 1);
+    return true;
+  }
+  // Rule 7, the CPU's decisions (delayed_window.hpp, flush_window).
+  return flush_window(
+      m, w_norm2_, moved_norm2_, [&](Eigen::Index p) { return solve_window_rows(work, int(p)); },
+      [&](Eigen::Index p) {
+        const double z_norm = double(cuda::nrm2(blas_, int(nn * p), work.z.data()));
+        return z_norm * z_norm;
+      },
+      [&](Eigen::Index p) { woodbury_update(ainvt, columns, work, int(p)); },
+      [&](Eigen::Index first) { return apply_moves_singly(ainvt, columns, work, int(first)); });
+}
+
+template <class Storage, class Look>
+void CudaDelayedUpdate<Storage, Look>::woodbury_update(Array<Storage>& ainvt, const Storage* columns,
+                                                      CorrectionWork& work, int p) const {
+  const int nn = n();
+  const Storage* z = nullptr;
+  if constexpr (std::is_same_v<Storage, Look>) {
+    z = work.z.data();
+  } else {
+    cuda::convert(work.z.data(), work.z_store.data(), long(nn) * p);
     z = work.z_store.data();
   }
   // Y = Ainv A' (Ainv = (Ainv^T)^T), then Ainv U; Ainv^T -= Z Y^T.
-  cuda::gemm(blas_, true, false, nn, m, nn, Storage(1), ainvt.data(), nn, columns, nn, Storage(0),
+  cuda::gemm(blas_, true, false, nn, p, nn, Storage(1), ainvt.data(), nn, columns, nn, Storage(0),
              work.y.data(), nn);
-  cuda::subtract_replaced_columns(work.y.data(), nn, m, electron_dev_.data());
-  cuda::gemm(blas_, false, true, nn, nn, m, Storage(-1), z, nn, work.y.data(), nn, Storage(1),
+  cuda::subtract_replaced_columns(work.y.data(), nn, p, electron_dev_.data());
+  cuda::gemm(blas_, false, true, nn, nn, p, Storage(-1), z, nn, work.y.data(), nn, Storage(1),
              ainvt.data(), nn);
+}
+
+template <class Storage, class Look>
+bool CudaDelayedUpdate<Storage, Look>::apply_moves_singly(Array<Storage>& ainvt, const Storage* columns,
+                                                         CorrectionWork& work, int first) const {
+  // sm_update's arithmetic (linalg.hpp) on the device, with sm_pivot's pivot:
+  // x = Ainv a' - e_k, Ainv^T -= row_k x^T / pivot.
+  const auto nn = std::size_t(n());
+  work.x.reserve(nn);
+  work.row.reserve(nn);
+  for (int i = first; i < m_; ++i) {
+    const std::size_t k = std::size_t(electron_[std::size_t(i)]);
+    const Storage* column = columns + std::size_t(i) * nn;
+    const Storage* row = ainvt.data() + k * nn;
+    double pivot = 0.0;
+    if constexpr (std::is_same_v<Storage, Look>) {
+      pivot = double(cuda::dot(blas_, n(), row, column));
+    } else {  // accumulated in double, as sm_pivot does for mixed
+      work.pivot_row.reserve(nn);
+      work.pivot_column.reserve(nn);
+      cuda::convert(row, work.pivot_row.data(), long(nn));
+      cuda::convert(column, work.pivot_column.data(), long(nn));
+      pivot = double(cuda::dot(blas_, n(), work.pivot_row.data(), work.pivot_column.data()));
+    }
+    if (!(std::abs(pivot) > 0) || !std::isfinite(pivot)) return false;
+    cuda::gemv(blas_, true, n(), n(), Storage(1), ainvt.data(), n(), column, Storage(0), work.x.data());
+    cuda::subtract_replaced_columns(work.x.data(), n(), 1, electron_dev_.data() + i);
+    cuda::copy_on_device(work.row.data(), row, nn);
+    cuda::gemm(blas_, false, true, n(), n(), 1, Storage(-1.0 / pivot), work.row.data(), n(),
+               work.x.data(), n(), Storage(1), ainvt.data(), n());
+  }
   return true;
 }
 

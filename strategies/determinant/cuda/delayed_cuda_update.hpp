@@ -49,6 +49,8 @@ class CudaDelayedUpdate final : public DelayedWindowUpdater {
     Array<int> order;              // the column order of W P, m
     Array<Storage> z_store;        // Z in Storage (mixed)
     Array<Storage> columns_store;  // A' in Storage (mixed)
+    Array<Storage> x, row;         // sm's update of a move applied singly, N
+    Array<Look> pivot_row, pivot_column;  // mixed: sm's pivot in double, N
   };
 
   int n() const { return int(size()); }
@@ -68,12 +70,23 @@ class CudaDelayedUpdate final : public DelayedWindowUpdater {
   void open_window(Eigen::Index k, Look pivot);
   bool extend_window(Eigen::Index k, Look pivot);
   bool reopen_window(Eigen::Index k);
-  void store_move(int i, Eigen::Index k);
-  /// ainvt <- ainvt - Z Y^T; false, ainvt unchanged, when B is singular to
-  /// working precision (the caller refactorises).
+  /// Stores the pending move as window move i; `opens`: it is the window's
+  /// first (its electron's row just after it is r / pivot, else cur / pivot).
+  void store_move(int i, Eigen::Index k, double pivot, bool opens);
+  /// ainvt <- ainvt - Z Y^T, or for rows grown beyond the flush's guard a
+  /// prefix and single moves (flush_window, rule 7); false, ainvt then to be
+  /// discarded, when B (or a leading block) is singular to working
+  /// precision or a single move's pivot is 0 or not finite.
   bool correct(Array<Storage>& ainvt, CorrectionWork& work) const;
-  /// work.z = W B^{-T}, solved with B's LU; false when B is singular.
-  bool solve_window_rows(CorrectionWork& work) const;
+  /// work.z = W B^{-T} for the window's first p moves, solved with the LU of
+  /// B's leading p x p block; false when it is singular.
+  bool solve_window_rows(CorrectionWork& work, int p) const;
+  /// ainvt <- ainvt - Z Y^T for the first p moves (columns: A' in Storage).
+  void woodbury_update(Array<Storage>& ainvt, const Storage* columns, CorrectionWork& work, int p) const;
+  /// The moves from `first` on, one by one as sm applies them (pivot
+  /// r^T a' against the inverse so far); false when a pivot is 0 or not finite.
+  bool apply_moves_singly(Array<Storage>& ainvt, const Storage* columns, CorrectionWork& work,
+                          int first) const;
 
   cuda::Blas blas_;
 
@@ -92,6 +105,7 @@ class CudaDelayedUpdate final : public DelayedWindowUpdater {
   // Host bookkeeping.
   std::vector<int> electron_, last_move_of_;
   std::vector<double> w_norm2_;  // ||w_j||^2 per window move (the growth guard)
+  std::vector<double> moved_norm2_;  // ||cur_j / rho_j||^2 per window move (the flush's split)
   std::vector<Look> q_host_;     // q of the move being placed (the growth guard)
   double pending_ratio_ = 0.0;
   double column_norm_ = 0.0;  // ||a'|| of the accepted move
