@@ -10,7 +10,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-50}"
-work="${2:-$(mktemp -d)}"
+work="${2:-}"
+if [[ -z "${work}" ]]; then
+  work="$(mktemp -d)"
+  # A directory of our own goes when nothing was found in it.
+  trap '[[ "${status:-1}" == 0 ]] && rm -rf "${work}"' EXIT
+fi
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
 status=0

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <system_error>
+#include <vector>
 
 namespace slaterlab::fuzz {
 
@@ -169,8 +171,22 @@ void write_bytes(const std::filesystem::path& path, const std::vector<std::uint8
 }
 
 std::filesystem::path scratch_file(const std::string& target) {
-  return std::filesystem::temp_directory_path() /
-         ("slaterlab-fuzz-" + target + "-" + std::to_string(::getpid()) + ".h5");
+  // Removed when the process exits (libFuzzer ends a run with exit()); a
+  // crash leaves them, next to its finding.
+  struct Removed {
+    std::vector<std::filesystem::path> paths;
+    ~Removed() {
+      for (const auto& path : paths) {
+        std::error_code ignored;
+        std::filesystem::remove(path, ignored);
+      }
+    }
+  };
+  static Removed at_exit;
+  auto path = std::filesystem::temp_directory_path() /
+              ("slaterlab-fuzz-" + target + "-" + std::to_string(::getpid()) + ".h5");
+  at_exit.paths.push_back(path);
+  return path;
 }
 
 void damage_bytes(std::vector<std::uint8_t>& file, FuzzInput& in) {

@@ -61,7 +61,7 @@ void replace(hid_t file, const Slot& slot, FuzzInput& in);
 std::vector<std::uint8_t> read_bytes(const std::filesystem::path& path);
 void write_bytes(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes);
 
-/// A scratch file path of this process for a target.
+/// A scratch file path of this process for a target, removed at its exit.
 std::filesystem::path scratch_file(const std::string& target);
 
 /// Applies byte-level damage decoded from in (offset, xor value pairs).
