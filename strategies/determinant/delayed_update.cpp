@@ -128,7 +128,7 @@ void DelayedUpdate<Storage, Look>::refactorise() {
   Inversion<Storage> inv = invert_at<Storage>(precision(), matrix());
   // Same LU and inverse as sm, transposed once here (O(N^2) next to the
   // O(N^3) factorisation) so that rows of Ainv are contiguous afterwards.
-  ainvt_ = inv.inverse.transpose();
+  ainvt_ = transposed<Storage>(inv.inverse);
   log_det_ = inv.log_det;
   close_window();
   note_recompute();
@@ -423,13 +423,13 @@ bool DelayedUpdate<Storage, Look>::factor_window_matrix(CorrectionWork& work, Ei
 
 template <class Storage, class Look>
 MaintainedState DelayedUpdate<Storage, Look>::maintained() const {
-  if (m_ == 0) return {ainvt_.transpose().template cast<double>(), std::nullopt};
+  if (m_ == 0) return {transposed<double>(ainvt_), std::nullopt};
   MatrixX<Storage> ainvt = ainvt_;
   CorrectionWork work;
   if (!correct(ainvt, work)) {  // B singular to working precision: what a flush would refactorise
     return {invert_at<Storage>(precision(), matrix()).inverse.template cast<double>(), std::nullopt};
   }
-  return {ainvt.transpose().template cast<double>(), std::nullopt};
+  return {transposed<double>(ainvt), std::nullopt};
 }
 
 template <class Storage, class Look>

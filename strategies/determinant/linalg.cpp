@@ -542,6 +542,24 @@ Inversion<Storage> invert(const Eigen::MatrixXd& a) {
   return {lu_inverse<Compute>(std::move(factors)).template cast<Storage>(), log_det};
 }
 
+template <class To, class From>
+MatrixX<To> transposed(const MatrixX<From>& a) {
+  constexpr Index kTile = 32;  // two 8 KiB tiles in double: both stay in L1
+  MatrixX<To> t(a.cols(), a.rows());
+  for (Index j0 = 0; j0 < a.cols(); j0 += kTile) {
+    const Index j1 = std::min(j0 + kTile, a.cols());
+    for (Index i0 = 0; i0 < a.rows(); i0 += kTile) {
+      const Index i1 = std::min(i0 + kTile, a.rows());
+      for (Index i = i0; i < i1; ++i)
+        for (Index j = j0; j < j1; ++j) t(j, i) = To(a(i, j));
+    }
+  }
+  return t;
+}
+
+template MatrixX<float> transposed<float, float>(const MatrixX<float>&);
+template MatrixX<double> transposed<double, double>(const MatrixX<double>&);
+template MatrixX<double> transposed<double, float>(const MatrixX<float>&);
 template LuFactors<float> lu_factor<float>(MatrixX<float>);
 template LuFactors<double> lu_factor<double>(MatrixX<double>);
 template MatrixX<float> lu_inverse<float>(LuFactors<float>);

@@ -23,7 +23,7 @@ void ShermanMorrison<Storage>::reset(const Eigen::MatrixXd& a) {
 template <class Storage>
 void ShermanMorrison<Storage>::refactorise() {
   Inversion<Storage> inv = invert_at<Storage>(precision(), matrix());
-  ainvt_ = inv.inverse.transpose();
+  ainvt_ = transposed<Storage>(inv.inverse);
   log_det_ = inv.log_det;
   note_recompute();
 }
@@ -57,7 +57,7 @@ void ShermanMorrison<Storage>::reject() {
 
 template <class Storage>
 MaintainedState ShermanMorrison<Storage>::maintained() const {
-  return {ainvt_.transpose().template cast<double>(), std::nullopt};
+  return {transposed<double>(ainvt_), std::nullopt};
 }
 
 template class ShermanMorrison<float>;

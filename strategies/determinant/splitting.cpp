@@ -133,7 +133,7 @@ void Splitting<Storage>::reset(const Eigen::MatrixXd& a) {
 template <class Storage>
 void Splitting<Storage>::refactorise() {
   Inversion<Storage> inv = invert_at<Storage>(precision(), matrix());
-  ainvt_ = inv.inverse.transpose();
+  ainvt_ = transposed<Storage>(inv.inverse);
   log_det_ = inv.log_det;
   queue_cols_.clear();
   accepted_since_refactorise_ = 0;
@@ -379,7 +379,7 @@ void Splitting<Storage>::reject() {
 
 template <class Storage>
 MaintainedState Splitting<Storage>::maintained() const {
-  Eigen::MatrixXd inverse = ainvt_.transpose().template cast<double>();
+  Eigen::MatrixXd inverse = transposed<double>(ainvt_);
   const Eigen::Index q = queued();
   if (q == 0) return {std::move(inverse), std::nullopt};
   const Eigen::Index n = size();

@@ -292,5 +292,26 @@ RC_GTEST_PROP(LinalgLoops, TrtriFloatAgreesWithLapack, (std::uint64_t seed)) { c
 RC_GTEST_PROP(LinalgLoops, TrmmDoubleAgreesWithBlas, (std::uint64_t seed)) { check_trmm<double>(seed); }
 RC_GTEST_PROP(LinalgLoops, TrmmFloatAgreesWithBlas, (std::uint64_t seed)) { check_trmm<float>(seed); }
 
+// transposed: the tiled copy is Eigen's transpose (and its cast) bit for
+// bit, for shapes on both sides of the 32 x 32 tile, square or not; a
+// conversion to a wider type is exact, so there is nothing to tolerate.
+template <class To, class From>
+void check_transposed() {
+  const Index rows = *rc::gen::inRange<Index>(1, 100);
+  const Index cols = *rc::gen::inRange<Index>(1, 100);
+  std::mt19937_64 rng(*rc::gen::arbitrary<std::uint64_t>());
+  const std::vector<From> entries = gaussian<From>(rows * cols, rng);
+  const MatrixX<From> a = Eigen::Map<const MatrixX<From>>(entries.data(), rows, cols);
+  const MatrixX<To> expected = a.transpose().template cast<To>();
+  const MatrixX<To> t = transposed<To>(a);
+  RC_ASSERT(t.rows() == cols);
+  RC_ASSERT(t.cols() == rows);
+  RC_ASSERT(std::equal(t.data(), t.data() + t.size(), expected.data()));
+}
+
+RC_GTEST_PROP(LinalgLoops, TransposedIsEigensTransposeDouble, ()) { check_transposed<double, double>(); }
+RC_GTEST_PROP(LinalgLoops, TransposedIsEigensTransposeFloat, ()) { check_transposed<float, float>(); }
+RC_GTEST_PROP(LinalgLoops, TransposedIsEigensTransposeFloatToDouble, ()) { check_transposed<double, float>(); }
+
 }  // namespace
 }  // namespace slaterlab

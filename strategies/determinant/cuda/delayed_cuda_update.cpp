@@ -88,7 +88,7 @@ void CudaDelayedUpdate<Storage, Look>::refactorise() {
   // The CPU inversion of sm and delayed (LU in double for mixed), uploaded
   // transposed so that a row of Ainv is a contiguous device column.
   const Inversion<Storage> inv = invert_at<Storage>(precision(), matrix());
-  const MatrixX<Storage> ainvt = inv.inverse.transpose();
+  const MatrixX<Storage> ainvt = transposed<Storage>(inv.inverse);
   cuda::upload(ainvt_.data(), ainvt.data(), std::size_t(ainvt.size()));
   log_det_ = inv.log_det;
   close_window();
@@ -322,7 +322,7 @@ MaintainedState CudaDelayedUpdate<Storage, Look>::maintained() const {
     }
     cuda::download(ainvt.data(), copy.data(), count);
   }
-  return {ainvt.transpose().template cast<double>(), std::nullopt};
+  return {transposed<double>(ainvt), std::nullopt};
 }
 
 template class CudaDelayedUpdate<float, float>;
