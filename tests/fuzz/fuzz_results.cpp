@@ -35,7 +35,7 @@ Template make_template() {
     info.parameters = {{"kappa", "1e8"}};
     const ExperimentHandle e = writer.begin_experiment(info);
     const StrategyHandle s =
-        writer.begin_strategy(e, {"sm-double", "sm", "double", 0x1p-52, 0, 1e-8, 1, ""});
+        writer.begin_strategy(e, {"sm-double", "sm", "double", 0x1p-52, 0, 1e-8, 1, "", {}});
     for (int i = 1; i <= 3; ++i) {
       writer.append(e, ReferenceCheckpoint{10 * i, i, 0.5, 1, 2.0, 3.0, 0.1});
       StrategyCheckpoint row{};

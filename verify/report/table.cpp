@@ -370,7 +370,10 @@ std::string format_table(const ResultsFile& results, TableFormat fmt_, TableKind
     case TableKind::determinant: {
       // The cycle table follows only where there is something to show.
       std::string out = format(determinant_table(results), fmt_);
-      if (!cycles.rows.empty()) out += "\n" + format(cycles, fmt_);
+      if (!cycles.rows.empty()) {
+        out += '\n';
+        out += format(cycles, fmt_);
+      }
       return out;
     }
     case TableKind::cycles: return format(cycles, fmt_);
@@ -383,7 +386,8 @@ std::string format_table(const ResultsFile& results, TableFormat fmt_, TableKind
   for (const TableData& table :
        {determinant_table(results), cycles, vmc_table(results), orbital_table(results)}) {
     if (table.rows.empty()) continue;
-    out += (out.empty() ? "" : "\n") + format(table, fmt_);
+    if (!out.empty()) out += '\n';
+    out += format(table, fmt_);
   }
   return out.empty() ? format(determinant_table(results), fmt_) : out;
 }

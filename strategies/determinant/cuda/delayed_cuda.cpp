@@ -10,7 +10,7 @@
 
 namespace slaterlab {
 
-std::unique_ptr<DeterminantUpdater> make_delayed_cuda(const UpdaterOptions& options) {
+std::unique_ptr<DeterminantUpdater> make_delayed_cuda([[maybe_unused]] const UpdaterOptions& options) {
   if (const auto& why = cuda_unavailable()) throw std::invalid_argument("delayed-cuda: " + *why);
 #if SLATERLAB_HAVE_CUDA
   switch (options.precision) {

@@ -42,7 +42,7 @@ constexpr double kEps = std::numeric_limits<double>::epsilon();
 
 StrategyResult strategy(const std::string& label, bool qr = false) {
   StrategyResult s;
-  s.info = {label, qr ? "qr-givens" : "sm", "double", kEps, 0, 1e-12, 16, ""};
+  s.info = {label, qr ? "qr-givens" : "sm", "double", kEps, 0, 1e-12, 16, "", {}};
   StrategySummary m;
   m.worst_log_det_error = 3e-14;
   m.final_log_det_error = 1e-14;

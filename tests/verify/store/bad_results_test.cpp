@@ -51,7 +51,7 @@ class BadResults : public testing::ScratchTest {
     info.checkpoint_every = 10;
     const ExperimentHandle e = writer.begin_experiment(info);
     const StrategyHandle s = writer.begin_strategy(e, {"sm-double", "sm", "double", 0x1p-52, 0,
-                                                       1e-8, 1, ""});
+                                                       1e-8, 1, "", {}});
     for (int i = 1; i <= 3; ++i) {
       ReferenceCheckpoint reference{};
       reference.move = 10 * i;
