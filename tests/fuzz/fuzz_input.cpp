@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -20,7 +21,8 @@ herr_t collect_attribute(hid_t, const char* name, const H5A_info_t*, void* data)
 
 herr_t collect_object(hid_t root, const char* name, const H5O_info_t* info, void* data) {
   auto* slots = static_cast<std::vector<Slot>*>(data);
-  const std::string path = std::string(name) == "." ? "/" : "/" + std::string(name);
+  std::string path = "/";
+  if (std::string_view(name) != ".") path += name;
   if (info->type == H5O_TYPE_DATASET) {
     const auto cut = path.find_last_of('/');
     slots->push_back({cut == 0 ? "/" : path.substr(0, cut), path.substr(cut + 1), false});
