@@ -358,13 +358,6 @@ void DelayedUpdate<Storage, Look>::woodbury_update(MatrixX<Storage>& ainvt, cons
 }
 
 template <class Storage, class Look>
-bool DelayedUpdate<Storage, Look>::rows_beyond_flush_guard(const CorrectionWork& work, Eigen::Index p) const {
-  double w_norm2 = 0.0;
-  for (Eigen::Index i = 0; i < p; ++i) w_norm2 += w_norm2_[std::size_t(i)];
-  return !within_flush_guard(double(work.z.leftCols(p).squaredNorm()), w_norm2);
-}
-
-template <class Storage, class Look>
 bool DelayedUpdate<Storage, Look>::apply_moves_singly(MatrixX<Storage>& ainvt, const Storage* columns,
                                                       CorrectionWork& work, Eigen::Index first) const {
   // Each state rounded once, as sm rounds it: the pivot r^T a' against the
@@ -493,7 +486,8 @@ bool DelayedUpdate<Storage, Look>::cycle_within_guard(const LuFactors<Look>& lu,
   if (!solve_window_rows(flush_work_, m)) return false;
   // Its states in turn could be exactly singular (cycles.md): rows grown
   // beyond the flush's guard refactorise instead of going move by move.
-  if (rows_beyond_flush_guard(flush_work_, m)) return false;
+  if (!prefix_within_flush_guard(double(flush_work_.z.leftCols(m).squaredNorm()), w_norm2_, m))
+    return false;
   const MatrixX<Look> binv = lu_inverse<Look>(lu);
   for (Eigen::Index j = 0; j < m; ++j) {
     double terms2 = 0.0;

@@ -99,9 +99,6 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   /// solved for them (columns: A' in Storage).
   void woodbury_update(MatrixX<Storage>& ainvt, const Storage* columns, CorrectionWork& work,
                        Eigen::Index p) const;
-  /// Whether the rows Z = work.z of the window's first p moves grew beyond
-  /// within_flush_guard since the window opened on their rows W.
-  bool rows_beyond_flush_guard(const CorrectionWork& work, Eigen::Index p) const;
   /// Applies the window's moves from `first` on to ainvt in turn, as sm
   /// does; false when a pivot is 0 or not finite.
   bool apply_moves_singly(MatrixX<Storage>& ainvt, const Storage* columns, CorrectionWork& work,

@@ -70,6 +70,14 @@ class DelayedWindowUpdater : public UpdaterBase {
   static bool within_flush_guard(double z_norm2, double w_norm2) {
     return z_norm2 <= kGrowthFactor * kGrowthFactor * w_norm2;
   }
+  /// within_flush_guard for the window's first p moves: z_norm2 the
+  /// squared Frobenius norm of their rows now, w_norm2[i] = ||w_i||^2.
+  static bool prefix_within_flush_guard(double z_norm2, const std::vector<double>& w_norm2,
+                                        Eigen::Index p) {
+    double w2 = 0.0;
+    for (Eigen::Index i = 0; i < p; ++i) w2 += w_norm2[std::size_t(i)];
+    return within_flush_guard(z_norm2, w2);
+  }
 
   void reject() final {
     drop_pending();
@@ -213,9 +221,7 @@ bool flush_window(Eigen::Index m, const std::vector<double>& w_norm2,
                   const std::vector<double>& moved_norm2, Solve&& solve, ZNorm2&& z_norm2,
                   Woodbury&& woodbury, Singly&& singly) {
   const auto beyond_guard = [&](Eigen::Index p) {
-    double w2 = 0.0;
-    for (Eigen::Index i = 0; i < p; ++i) w2 += w_norm2[std::size_t(i)];
-    return !DelayedWindowUpdater::within_flush_guard(z_norm2(p), w2);
+    return !DelayedWindowUpdater::prefix_within_flush_guard(z_norm2(p), w_norm2, p);
   };
   if (!solve(m)) return false;
   if (!beyond_guard(m)) {
