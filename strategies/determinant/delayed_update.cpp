@@ -109,6 +109,7 @@ void DelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
   t_.setZero(kmax);
   q_.setZero(kmax);
   flush_work_.y.setZero(n, kmax);
+  flush_work_.packed.assign(std::size_t(n * ((kmax + 15) / 16 * 16)), Storage(0));
   flush_work_.z.setZero(n, kmax);
   flush_work_.lu.setZero(kmax * kmax);
   flush_work_.pivots.setZero(kmax);
@@ -348,12 +349,23 @@ void DelayedUpdate<Storage, Look>::woodbury_update(MatrixX<Storage>& ainvt, cons
   }
 
   // Y = Ainv U = Ainv A' - (the replaced columns of A0), with Ainv a_{k,0} =
-  // e_k (Sherman-Morrison's x = Ainv a' - e_k). Then Ainv^T -= Z Y^T.
+  // e_k (Sherman-Morrison's x = Ainv a' - e_k). Then Ainv^T -= Z Y^T. Where
+  // skinny_transposed_product beats GEMM (windows up to 48-64 moves) Y is
+  // formed transposed by it, Y^T = A'^T Ainv^T, in y's storage.
   if (work.y.rows() != n || work.y.cols() < p) work.y.resize(n, p);
+  Storage* y = work.y.data();
+  if (blocks::skinny_product_beats_blas(n, p)) {
+    blocks::skinny_transposed_product<Storage>(n, n, p, columns, n, ainvt.data(), n, y, p,
+                                               work.packed);
+    for (Eigen::Index i = 0; i < p; ++i) y[i + electron_[std::size_t(i)] * p] -= Storage(1);
+    blas::gemm<Storage>(false, false, n, n, p, Storage(-1), z, n, y, p, Storage(1), ainvt.data(),
+                        n);
+    return;
+  }
   blas::gemm<Storage>(true, false, n, p, n, Storage(1), ainvt.data(), n, columns, n,
-                         Storage(0), work.y.data(), n);
-  for (Eigen::Index i = 0; i < p; ++i) work.y(electron_[std::size_t(i)], i) -= Storage(1);
-  blas::gemm<Storage>(false, true, n, n, p, Storage(-1), z, n, work.y.data(), n, Storage(1),
+                         Storage(0), y, n);
+  for (Eigen::Index i = 0; i < p; ++i) y[electron_[std::size_t(i)] + i * n] -= Storage(1);
+  blas::gemm<Storage>(false, true, n, n, p, Storage(-1), z, n, y, n, Storage(1),
                          ainvt.data(), n);
 }
 

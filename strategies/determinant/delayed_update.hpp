@@ -53,7 +53,8 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   /// Scratch for the Woodbury correction; flush() owns one, maintained()
   /// makes its own so that observing changes nothing.
   struct CorrectionWork {
-    MatrixX<Storage> y;              // Ainv U, N x m
+    MatrixX<Storage> y;              // Ainv U, N x m (or its transpose, m x N)
+    std::vector<Storage> packed;     // A'^T for skinny_transposed_product
     MatrixX<Look> z;                 // W B^{-T}, N x m
     MatrixX<Storage> z_store;        // Z rounded to Storage (mixed only)
     MatrixX<Storage> columns_store;  // A' rounded to Storage (mixed only)

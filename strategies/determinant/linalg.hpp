@@ -57,7 +57,8 @@ enum class Kernels { by_size, loops, blas };
 /// By size, the loops run up to the multiply-adds below (the measured
 /// crossovers, linalg.cpp); every caller gets the same arithmetic for the
 /// same sizes, whatever the data. (GEMM has no loops: OpenBLAS's small-matrix
-/// GEMM kernels were faster at every shape a flush has.)
+/// GEMM kernels were faster at every shape a flush has, but for the flush's
+/// tall, skinny first product: skinny_transposed_product.)
 namespace blocks {
 /// gemv and ger: rows cols.
 inline constexpr Eigen::Index kLoopLevel2 = 16 * 16;
@@ -78,6 +79,21 @@ bool trtri(bool lower, bool unit, Eigen::Index n, T* t, Eigen::Index ldt);
 template <class T, Kernels K = Kernels::by_size>
 void trmm(bool left, bool lower, bool transpose, bool unit, Eigen::Index rows,
           Eigen::Index cols, T alpha, const T* t, Eigen::Index ldt, T* x, Eigen::Index ldx);
+
+/// C = P^T A (m x cols, leading dimension ldc) for a skinny P (n x m, ldp)
+/// and A (n x cols, lda): the first product of delayed's flush, the
+/// window's new columns against the inverse kept transposed. Each entry is
+/// one dot product over n, summed in order (multiply-adds with AVX-512).
+/// `packed` holds P^T, m rounded up to whole 64-byte vectors (grown when
+/// smaller; no allocation once it is large enough). Any CPU runs it;
+/// skinny_product_beats_blas says where it is the faster of it and GEMM.
+template <class T>
+void skinny_transposed_product(Eigen::Index n, Eigen::Index cols, Eigen::Index m, const T* p,
+                               Eigen::Index ldp, const T* a, Eigen::Index lda, T* c,
+                               Eigen::Index ldc, std::vector<T>& packed);
+/// Whether skinny_transposed_product beats BLAS's GEMM for C = P^T A with
+/// A n x n on this CPU (the measured crossovers, linalg.cpp).
+bool skinny_product_beats_blas(Eigen::Index n, Eigen::Index m);
 }  // namespace blocks
 
 /// The Sherman-Morrison update of an inverse kept TRANSPOSED (ainvt =

@@ -309,6 +309,50 @@ void check_transposed() {
   RC_ASSERT(std::equal(t.data(), t.data() + t.size(), expected.data()));
 }
 
+template <class T>
+void check_skinny_product(std::uint64_t seed) {
+  // C = P^T A against BLAS's GEMM: m up to 70 covers the register tiles of
+  // 4, 2 and 1 vectors of rows and their remainders (8 doubles or 16 floats
+  // a vector), cols up to 30 the blocks of 12 columns and the single ones.
+  const Index n = dimension(150);
+  const Index m = dimension(70);
+  const Index cols = dimension(30);
+  const Index ldp = leading(n), lda = leading(n), ldc = leading(m);
+  std::mt19937_64 rng(seed);
+  const std::vector<T> p = gaussian<T>(ldp * m, rng);
+  const std::vector<T> a = gaussian<T>(lda * cols, rng);
+  const std::vector<T> c0 = gaussian<T>(ldc * cols, rng);  // C is written, never read
+  std::vector<T> by_kernel = c0, by_blas = c0, packed;
+  blocks::skinny_transposed_product<T>(n, cols, m, p.data(), ldp, a.data(), lda, by_kernel.data(),
+                                       ldc, packed);
+  blas::gemm<T>(true, false, m, cols, n, T(1), p.data(), ldp, a.data(), lda, T(0), by_blas.data(),
+                ldc);
+  // C_ij = sum_l P_li A_lj, n products summed: gamma_n sum_l |P_li A_lj| per
+  // path; twice the two paths' difference allowed. The leading dimension's
+  // padding rows stay as they were.
+  for (Index j = 0; j < cols; ++j) {
+    for (Index i = 0; i < ldc; ++i) {
+      const std::size_t e = std::size_t(i + j * ldc);
+      if (i >= m) {
+        RC_ASSERT(by_kernel[e] == c0[e]);
+        continue;
+      }
+      Long magnitude = 0;
+      for (Index l = 0; l < n; ++l)
+        magnitude += std::abs(Long(p[std::size_t(l + i * ldp)]) * Long(a[std::size_t(l + j * lda)]));
+      const Long bound = 4 * Long(n) * unit_roundoff<T>() * magnitude;
+      RC_ASSERT(std::abs(Long(by_kernel[e]) - Long(by_blas[e])) <= bound);
+    }
+  }
+}
+
+RC_GTEST_PROP(LinalgLoops, SkinnyTransposedProductIsGemmDouble, (std::uint64_t seed)) {
+  check_skinny_product<double>(seed);
+}
+RC_GTEST_PROP(LinalgLoops, SkinnyTransposedProductIsGemmFloat, (std::uint64_t seed)) {
+  check_skinny_product<float>(seed);
+}
+
 RC_GTEST_PROP(LinalgLoops, TransposedIsEigensTransposeDouble, ()) { check_transposed<double, double>(); }
 RC_GTEST_PROP(LinalgLoops, TransposedIsEigensTransposeFloat, ()) { check_transposed<float, float>(); }
 RC_GTEST_PROP(LinalgLoops, TransposedIsEigensTransposeFloatToDouble, ()) { check_transposed<double, float>(); }
