@@ -353,6 +353,53 @@ template <class T>
   ger_body(n, n, alpha, row, x, ainvt, n);
 }
 
+/// sm_update above kSmUpdateSmallN: the rank-1 update one block of four
+/// columns of Ainv^T at a time, each block's x_j = scale (a_j^T u - delta_jk)
+/// (four dot products sharing u's loads, each in kLanes partial sums added
+/// pairwise) and then its axpys with the old row k, while the block is in
+/// L1. GEMV then GER read the inverse twice and write it once; this reads
+/// and writes it once, which is what the update costs once Ainv^T no
+/// longer fits in cache (N >= 512 in double).
+template <class T>
+[[gnu::always_inline]] inline void rank1_by_blocks_body(T* ainvt, Index n, Index k, const T* u,
+                                                        T scale, T alpha, T* x, const T* row) {
+  constexpr int kColumns = 4;
+  constexpr int L = kLanes<T>;
+  Index j = 0;
+  for (; j + kColumns <= n; j += kColumns) {
+    T* a = ainvt + j * n;
+    Lanes<T> acc[kColumns] = {};
+    Index i = 0;
+    for (; i + L <= n; i += L) {
+      Lanes<T> uv;
+      load_lanes(uv, u + i);
+      for (int c = 0; c < kColumns; ++c) {
+        Lanes<T> av;
+        load_lanes(av, a + c * n + i);
+        acc[c] += av * uv;
+      }
+    }
+    for (int c = 0; c < kColumns; ++c) {
+      T sums[L];
+      store_lanes(sums, acc[c]);
+      for (int width = L / 2; width > 0; width /= 2)
+        for (int l = 0; l < width; ++l) sums[l] += sums[l + width];
+      T tail = 0;
+      for (Index t = i; t < n; ++t) tail += a[c * n + t] * u[t];
+      T xj = sums[0] + tail;
+      if (j + c == k) xj -= T(1);
+      x[j + c] = scale == T(1) ? xj : xj * scale;
+    }
+    for (int c = 0; c < kColumns; ++c) axpy_body(n, alpha * x[j + c], row, a + c * n);
+  }
+  for (; j < n; ++j) {
+    T xj = dot_body(ainvt + j * n, u, n);
+    if (j == k) xj -= T(1);
+    x[j] = scale == T(1) ? xj : xj * scale;
+    axpy_body(n, alpha * x[j], row, ainvt + j * n);
+  }
+}
+
 bool has_avx2_fma() {
   static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return has;
@@ -566,10 +613,11 @@ SLATERLAB_BLOCKS(double, Kernels::blas)
 // (AVX-512, OpenBLAS's SKYLAKEX kernels): with the loops above, sm's move in
 // `slaterlab bench` takes 0.7 to 0.85 of its time with the BLAS calls at N
 // = 16 to 24 in double and 0.4 to 0.5 in float (a BLAS call's fixed cost is
-// most of a small move's). Timed alone, the two are level at N = 32 in
-// double; in float the loops stay ahead to N = 64 (0.75 of BLAS's time),
-// but one crossover keeps the arithmetic of the nightly study's sizes
-// (N >= 32) BLAS's.
+// most of a small move's). Above it the update goes by blocks of columns
+// (rank1_by_blocks_body): as fast as GEMV and GER at N = 32 to 256, where
+// the inverse stays in cache, 1.3 times at N = 1024 and 2.3 at 2048 (one
+// pass over the inverse instead of three); at N <= 24 it is 5-30 % slower
+// than the unblocked loops.
 template <class T>
 void sm_update(MatrixX<T>& ainvt, Eigen::Index k, const T* u, T scale, double den,
                VectorX<T>& x, VectorX<T>& row) {
@@ -582,10 +630,8 @@ void sm_update(MatrixX<T>& ainvt, Eigen::Index k, const T* u, T scale, double de
     return;
   }
   row = ainvt.col(k);
-  blas::gemv<T>(true, T(1), ainvt, u, T(0), x.data());
-  x(k) -= T(1);
-  if (scale != T(1)) x *= scale;
-  blas::ger<T>(alpha, row.data(), x.data(), ainvt);
+  on_this_cpu<rank1_by_blocks_body<T>>(ainvt.data(), n, k, u, scale, alpha, x.data(),
+                                       static_cast<const T*>(row.data()));
 }
 
 template void sm_update<float>(MatrixX<float>&, Eigen::Index, const float*, float, double,

@@ -1,6 +1,8 @@
-// The Sherman-Morrison kernel shared by sm and splitting (sm_update), on
-// both of its paths (plain loops up to kSmUpdateSmallN, BLAS
-// above), against the same formula evaluated in long double.
+// The Sherman-Morrison kernel shared by sm, splitting and delayed's windows
+// of one move (sm_update), on both of its paths (GEMV and GER as plain
+// loops up to kSmUpdateSmallN, blocks of four columns above, with a
+// remainder when 4 does not divide N), against the same formula evaluated
+// in long double.
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
