@@ -101,13 +101,13 @@ bool skinny_product_beats_blas(Eigen::Index n, Eigen::Index m);
 /// way to u (N entries), `den` being that move's denominator:
 ///   x = scale (Ainv u - e_k),  Ainv^T -= (e_k^T Ainv)^T x^T / den.
 /// x and row are workspaces (resized to N). Every caller gets the same
-/// arithmetic at a given N and T, in plain loops with FMA where the CPU has
-/// it: for N <= kSmUpdateSmallN the GEMV and then the GER (a BLAS call
-/// costs more than the work there), above it four columns of Ainv^T at a
-/// time, their dot products and then their axpys while they are in L1, so
-/// that the inverse is read and written once where GEMV and GER read it
-/// twice (0.44 against 0.57 ms at N = 1024, 1.9 against 4.3 at 2048,
-/// double; the same at N = 256, where it stays in cache).
+/// arithmetic at a given N and T: for N <= kSmUpdateSmallN plain loops, the
+/// GEMV and then the GER (a BLAS call costs more than the work there; with
+/// FMA where the CPU has it); up to kSmUpdateBlockedN BLAS GEMV and GER;
+/// from there plain loops four columns of Ainv^T at a time, their dot
+/// products and then their axpys while they are in L1, so that the inverse
+/// is read and written once where GEMV and GER read it twice (0.44 against
+/// 0.57 ms at N = 1024, 1.9 against 4.3 at 2048, double).
 template <class T>
 void sm_update(MatrixX<T>& ainvt, Eigen::Index k, const T* u, T scale, double den,
                VectorX<T>& x, VectorX<T>& row);
@@ -123,8 +123,10 @@ double sm_pivot(const MatrixX<T>& ainvt, Eigen::Index k, const T* column, Precis
   return double(ainvt.col(k).dot(a));
 }
 
-/// The largest N that sm_update runs unblocked (linalg.cpp says why 24).
+/// The largest N that sm_update runs in unblocked loops, and the smallest
+/// it runs by blocks of columns (linalg.cpp says why 24 and 512).
 inline constexpr Eigen::Index kSmUpdateSmallN = 24;
+inline constexpr Eigen::Index kSmUpdateBlockedN = 512;
 
 /// a^T, each entry converted to To (exactly, where To is as wide). The
 /// strategies keep their inverse transposed (rows of Ainv contiguous) and

@@ -1,8 +1,8 @@
 // The Sherman-Morrison kernel shared by sm, splitting and delayed's windows
-// of one move (sm_update), on both of its paths (GEMV and GER as plain
-// loops up to kSmUpdateSmallN, blocks of four columns above, with a
-// remainder when 4 does not divide N), against the same formula evaluated
-// in long double.
+// of one move (sm_update), on its three paths (GEMV and GER as plain loops
+// up to kSmUpdateSmallN, BLAS up to kSmUpdateBlockedN, blocks of four
+// columns from there, with a remainder when 4 does not divide N), against
+// the same formula evaluated in long double.
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -22,9 +22,11 @@ using Long = long double;
 
 template <class T>
 void check_sm_update(std::uint64_t seed) {
-  // Sizes on both sides of the small-N crossover.
-  const Eigen::Index n =
-      *rc::gen::inRange<Eigen::Index>(2, 2 * kSmUpdateSmallN + 8);
+  // Sizes on both sides of the small-N crossover, and a few from the
+  // blocked one on (each a few hundred microseconds in long double).
+  const Eigen::Index n = *rc::gen::weightedOneOf<Eigen::Index>(
+      {{4, rc::gen::inRange<Eigen::Index>(2, 2 * kSmUpdateSmallN + 8)},
+       {1, rc::gen::inRange<Eigen::Index>(kSmUpdateBlockedN, kSmUpdateBlockedN + 8)}});
   const Eigen::Index k = *rc::gen::inRange<Eigen::Index>(0, n);
   const T scale = *rc::gen::element(T(1), T(0.5));
   const double den = *rc::gen::element(-3.0, -0.2, 0.01, 0.7, 5.0);
@@ -63,11 +65,11 @@ void check_sm_update(std::uint64_t seed) {
   }
 }
 
-RC_GTEST_PROP(SmUpdate, DoubleMatchesTheFormulaOnBothPaths, (std::uint64_t seed)) {
+RC_GTEST_PROP(SmUpdate, DoubleMatchesTheFormulaOnEachPath, (std::uint64_t seed)) {
   check_sm_update<double>(seed);
 }
 
-RC_GTEST_PROP(SmUpdate, FloatMatchesTheFormulaOnBothPaths, (std::uint64_t seed)) {
+RC_GTEST_PROP(SmUpdate, FloatMatchesTheFormulaOnEachPath, (std::uint64_t seed)) {
   check_sm_update<float>(seed);
 }
 
