@@ -564,7 +564,11 @@ void trmm(bool left, bool lower, bool transpose, bool unit, Index rows, Index co
 template <class T>
 void skinny_transposed_product(Index n, Index cols, Index m, const T* p, Index ldp, const T* a,
                                Index lda, T* c, Index ldc, std::vector<T>& packed) {
-  if (n == 0 || cols == 0 || m == 0) return;
+  if (cols == 0 || m == 0) return;
+  if (n == 0) {  // an empty inner dimension: C = 0, as GEMM gives
+    for (Index j = 0; j < cols; ++j) std::fill_n(c + j * ldc, m, T(0));
+    return;
+  }
   const Index mp = (m + kLanes64<T> - 1) / kLanes64<T> * kLanes64<T>;
   if (packed.size() < std::size_t(n * mp)) packed.resize(std::size_t(n * mp));
   if (has_avx512f()) {

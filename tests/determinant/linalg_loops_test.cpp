@@ -314,10 +314,14 @@ void check_skinny_product(std::uint64_t seed) {
   // C = P^T A against BLAS's GEMM: m up to 70 covers the register tiles of
   // 4, 2 and 1 vectors of rows and their remainders (8 doubles or 16 floats
   // a vector), cols up to 30 the blocks of 12 columns and the single ones.
-  const Index n = dimension(150);
+  // Now and then an empty inner dimension (C = 0, as GEMM gives).
+  const Index n = *rc::gen::weightedOneOf<Index>(
+      {{1, rc::gen::just<Index>(0)}, {19, rc::gen::resize(100, rc::gen::inRange<Index>(1, 151))}});
   const Index m = dimension(70);
   const Index cols = dimension(30);
-  const Index ldp = leading(n), lda = leading(n), ldc = leading(m);
+  RC_CLASSIFY(n == 0, "empty inner dimension");
+  const Index ldp = leading(std::max<Index>(n, 1)), lda = leading(std::max<Index>(n, 1)),
+              ldc = leading(m);
   std::mt19937_64 rng(seed);
   const std::vector<T> p = gaussian<T>(ldp * m, rng);
   const std::vector<T> a = gaussian<T>(lda * cols, rng);
