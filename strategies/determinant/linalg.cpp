@@ -618,9 +618,10 @@ SLATERLAB_BLOCKS(double, Kernels::blas)
 // `slaterlab bench` takes 0.7 to 0.85 of its time with the BLAS calls at N
 // = 16 to 24 in double and 0.4 to 0.5 in float (a BLAS call's fixed cost is
 // most of a small move's). The blocked crossover (kSmUpdateBlockedN): by
-// blocks of columns (rank1_by_blocks_body) the update takes 0.90 of GEMV's
-// and GER's time at N = 512, 0.70 at 768, 0.78 at 1024 and 0.44 at 2048
-// (one pass over the inverse instead of three, double, timed alone); up to
+// blocks of columns (rank1_by_blocks_body) the update takes 0.78-0.90 of
+// GEMV's and GER's time at N = 512, 0.70 at 768, 0.74-0.78 at 1024 and
+// 0.44-0.80 at 2048 (one pass over the inverse instead of three, double,
+// timed alone in two runs; the memory bandwidth moves between runs); up to
 // N = 384, where the inverse stays in cache, the two are level timed
 // alone, but sm's move in `slaterlab bench`'s walk at N = 256 ran 4-5 %
 // slower blocked (moves per second, three interleaved runs), and at N <= 24

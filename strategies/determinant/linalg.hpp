@@ -106,8 +106,9 @@ bool skinny_product_beats_blas(Eigen::Index n, Eigen::Index m);
 /// FMA where the CPU has it); up to kSmUpdateBlockedN BLAS GEMV and GER;
 /// from there plain loops four columns of Ainv^T at a time, their dot
 /// products and then their axpys while they are in L1, so that the inverse
-/// is read and written once where GEMV and GER read it twice (0.44 against
-/// 0.57 ms at N = 1024, 1.9 against 4.3 at 2048, double).
+/// is read and written once where GEMV and GER read it twice (0.42-0.44
+/// against 0.57 ms at N = 1024, 1.8-1.9 against 2.3-4.3 at 2048, double,
+/// two runs: the memory bandwidth this machine gets varies).
 template <class T>
 void sm_update(MatrixX<T>& ainvt, Eigen::Index k, const T* u, T scale, double den,
                VectorX<T>& x, VectorX<T>& row);
