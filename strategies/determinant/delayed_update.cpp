@@ -395,11 +395,11 @@ void DelayedUpdate<Storage, Look>::woodbury_update(MatrixX<Storage>& ainvt, cons
 
   // Y = Ainv U = Ainv A' - (the replaced columns of A0), with Ainv a_{k,0} =
   // e_k (Sherman-Morrison's x = Ainv a' - e_k). Then Ainv^T -= Z Y^T. Where
-  // skinny_transposed_product beats GEMM (windows up to 48-64 moves) Y is
-  // formed transposed by it, Y^T = A'^T Ainv^T, in y's storage.
+  // skinny_transposed_product beats GEMM (windows of 8 to 32-64 moves, with
+  // AVX-512) Y is formed transposed by it, Y^T = A'^T Ainv^T, in y's storage.
   if (work.y.rows() != n || work.y.cols() < p) work.y.resize(n, p);
   Storage* y = work.y.data();
-  if (blocks::skinny_product_beats_blas(n, p)) {
+  if (blocks::skinny_product_beats_blas<Storage>(n, p)) {
     blocks::skinny_transposed_product<Storage>(n, n, p, columns, n, ainvt.data(), n, y, p,
                                                work.packed);
     for (Eigen::Index i = 0; i < p; ++i) y[i + electron_[std::size_t(i)] * p] -= Storage(1);

@@ -12,7 +12,8 @@
 // make_updater (k >= 1; precision float, double or mixed).
 // Guarantees: each ratio reads a row whose rounding stays within 16 times
 // sm's own; reject() and maintained() change no state, bit for bit; no
-// allocation per move (the window is sized for K at reset). K = 1 is sm.
+// allocation per move (the window is sized for K at reset). K = 1 applies
+// sm's update (its ratio summed in another order).
 // Errors: reset() of a singular matrix throws SingularMatrixError; a ratio
 // below options.breakdown or not finite is a breakdown, never NaN; an
 // accepted breakdown or a window matrix B singular to working precision

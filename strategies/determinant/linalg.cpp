@@ -353,13 +353,13 @@ template <class T>
   ger_body(n, n, alpha, row, x, ainvt, n);
 }
 
-/// sm_update above kSmUpdateSmallN: the rank-1 update one block of four
+/// sm_update from kSmUpdateBlockedN on: the rank-1 update one block of four
 /// columns of Ainv^T at a time, each block's x_j = scale (a_j^T u - delta_jk)
 /// (four dot products sharing u's loads, each in kLanes partial sums added
 /// pairwise) and then its axpys with the old row k, while the block is in
-/// L1. GEMV then GER read the inverse twice and write it once; this reads
-/// and writes it once, which is what the update costs once Ainv^T no
-/// longer fits in cache (N >= 512 in double).
+/// L1 or L2 (4 N entries). GEMV then GER read the inverse twice and write it
+/// once; this reads and writes it once, which is what the update costs once
+/// Ainv^T no longer fits in cache.
 template <class T>
 [[gnu::always_inline]] inline void rank1_by_blocks_body(T* ainvt, Index n, Index k, const T* u,
                                                         T scale, T alpha, T* x, const T* row) {
@@ -441,14 +441,21 @@ constexpr Index kLanes64 = Index(64 / sizeof(T));
 template <class T, int JB, int IB>
 [[gnu::always_inline]] inline void skinny_tile(Index n, const T* a, Index lda, const T* packed,
                                                Index mp, Index i0, Index width, T* c, Index ldc) {
+  // The tile's loops unrolled whatever the optimisation level, so that the
+  // accumulators stay in registers (at -O2 GCC 12 leaves them in memory).
   Vector64<T> acc[JB][IB];
+#pragma GCC unroll 16
   for (int j = 0; j < JB; ++j)
+#pragma GCC unroll 4
     for (int v = 0; v < IB; ++v) acc[j][v] = Vector64<T>{};
   for (Index l = 0; l < n; ++l) {
     Vector64<T> pv[IB];
+#pragma GCC unroll 4
     for (int v = 0; v < IB; ++v) std::memcpy(&pv[v], packed + l * mp + i0 + v * kLanes64<T>, 64);
+#pragma GCC unroll 16
     for (int j = 0; j < JB; ++j) {
       const T s = a[l + j * lda];
+#pragma GCC unroll 4
       for (int v = 0; v < IB; ++v) acc[j][v] += s * pv[v];
     }
   }
@@ -584,17 +591,23 @@ template void skinny_transposed_product<double>(Index, Index, Index, const doubl
                                                 const double*, Index, double*, Index,
                                                 std::vector<double>&);
 
+template <class T>
 bool skinny_product_beats_blas(Index n, Index m) {
-  // Measured against OpenBLAS's GEMM (C = P^T A, A n x n, double, one
-  // thread, this project's machine): 1.4-2.3 times faster for m = 8 to 24
-  // at n = 256 (even at m = 32 and 48, 0.85 at 64, 0.78 at 128), 1.1-2.1
-  // times for m = 4 to 64 at n = 1024 and 2048 (0.84 at m = 85, 0.5 at
-  // 128 at n = 2048, where P^T no longer stays in L2 beside A's columns).
-  // Without AVX-512 the tiles spill: BLAS.
-  if (!has_avx512f()) return false;
-  if (n >= 512) return m <= 64;
-  return m >= 8 && m <= 48;
+  // Measured against OpenBLAS's GEMM for the same C (A n x n, one thread,
+  // this project's machine, best of several): in double the kernel is
+  // 1.05-2.4 times faster for m = 8 to 64 at n = 128 to 2048 (and up to 96
+  // from n = 256), slower below m = 8 (0.4-0.6: a vector of 8 rows mostly
+  // padding) and at n <= 64 for m <= 16, and 0.66 at n = 2048, m = 128,
+  // where P^T no longer stays in L2 beside A's columns. In float (16 lanes)
+  // it is 1.01-1.3 times faster for m = 8 to 32 at n = 256 and 512 but not
+  // at 48 (0.95), 1.03-1.5 for m = 8 to 64 from n = 1024, and at n <= 128
+  // mostly slower. Without AVX-512 the tiles spill: BLAS.
+  if (!has_avx512f() || m < 8) return false;
+  if constexpr (sizeof(T) == sizeof(double)) return n >= 128 && m <= 64;
+  return n >= 256 && m <= (n >= 1024 ? 64 : 32);
 }
+template bool skinny_product_beats_blas<float>(Index, Index);
+template bool skinny_product_beats_blas<double>(Index, Index);
 
 #define SLATERLAB_BLOCKS(T, K)                                                                 \
   template void gemv<T, K>(bool, Index, Index, T, const T*, Index, const T*, T, T*);          \

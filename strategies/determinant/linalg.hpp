@@ -85,14 +85,17 @@ void trmm(bool left, bool lower, bool transpose, bool unit, Eigen::Index rows,
 /// window's new columns against the inverse kept transposed. Each entry is
 /// one dot product over n, summed in order (multiply-adds with AVX-512).
 /// `packed` holds P^T, m rounded up to whole 64-byte vectors (grown when
-/// smaller; no allocation once it is large enough). Any CPU runs it;
-/// skinny_product_beats_blas says where it is the faster of it and GEMM.
+/// smaller; no allocation once it is large enough). Any CPU runs it, but
+/// only AVX-512's 32 vector registers hold its tiles: elsewhere it is many
+/// times slower than GEMM, and skinny_product_beats_blas, which says where
+/// it is the faster of the two, never picks it.
 template <class T>
 void skinny_transposed_product(Eigen::Index n, Eigen::Index cols, Eigen::Index m, const T* p,
                                Eigen::Index ldp, const T* a, Eigen::Index lda, T* c,
                                Eigen::Index ldc, std::vector<T>& packed);
 /// Whether skinny_transposed_product beats BLAS's GEMM for C = P^T A with
-/// A n x n on this CPU (the measured crossovers, linalg.cpp).
+/// A n x n, in T, on this CPU (the measured crossovers, linalg.cpp).
+template <class T>
 bool skinny_product_beats_blas(Eigen::Index n, Eigen::Index m);
 }  // namespace blocks
 

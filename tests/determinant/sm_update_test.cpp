@@ -8,6 +8,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -27,7 +28,12 @@ void check_sm_update(std::uint64_t seed) {
   const Eigen::Index n = *rc::gen::weightedOneOf<Eigen::Index>(
       {{4, rc::gen::inRange<Eigen::Index>(2, 2 * kSmUpdateSmallN + 8)},
        {1, rc::gen::inRange<Eigen::Index>(kSmUpdateBlockedN, kSmUpdateBlockedN + 8)}});
-  const Eigen::Index k = *rc::gen::inRange<Eigen::Index>(0, n);
+  // k at the ends as often as inside: the last, partial block of four
+  // columns has its own branch for it.
+  const Eigen::Index last = n - 1, before_last = std::max<Eigen::Index>(n - 2, 0);
+  const Eigen::Index k =
+      *rc::gen::oneOf(rc::gen::just(Eigen::Index(0)), rc::gen::just(last),
+                      rc::gen::just(before_last), rc::gen::inRange<Eigen::Index>(0, n));
   const T scale = *rc::gen::element(T(1), T(0.5));
   const double den = *rc::gen::element(-3.0, -0.2, 0.01, 0.7, 5.0);
   std::mt19937_64 rng(seed);
