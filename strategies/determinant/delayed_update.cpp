@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
@@ -61,49 +60,6 @@ LogDet log_det_of_lu(const T* lu, int n, int lda, const int* ipiv) {
     if (ipiv[i] != i + 1) sign = -sign;
   }
   return {log_abs, sign};
-}
-
-/// 32 bytes of T, for move_sums's interleaved partial sums.
-template <class T>
-using Lanes [[gnu::vector_size(32)]] = T;
-
-/// The five sums over N that a move reads, in one pass over cur, a' and r
-/// where five reductions would make five: cur^T a' (its ratio), ||cur||^2
-/// and ||a'||^2 (its growth), ||r||^2 (the guard's terms) and r^T a' (B's
-/// new diagonal). Each in 32 / sizeof(T) interleaved partial sums added
-/// pairwise, then the tail.
-template <class T>
-MoveSums move_sums(const T* cur, const T* a, const T* r, Eigen::Index n) {
-  constexpr int L = int(32 / sizeof(T));
-  Lanes<T> acc[5] = {};
-  Eigen::Index i = 0;
-  for (; i + L <= n; i += L) {
-    Lanes<T> c, x, y;
-    std::memcpy(&c, cur + i, sizeof c);
-    std::memcpy(&x, a + i, sizeof x);
-    std::memcpy(&y, r + i, sizeof y);
-    acc[0] += c * x;
-    acc[1] += c * c;
-    acc[2] += x * x;
-    acc[3] += y * y;
-    acc[4] += y * x;
-  }
-  double out[5];
-  for (int q = 0; q < 5; ++q) {
-    T sums[L];
-    std::memcpy(sums, &acc[q], sizeof sums);
-    for (int width = L / 2; width > 0; width /= 2)
-      for (int l = 0; l < width; ++l) sums[l] += sums[l + width];
-    out[q] = double(sums[0]);
-  }
-  for (; i < n; ++i) {
-    out[0] += double(cur[i] * a[i]);
-    out[1] += double(cur[i] * cur[i]);
-    out[2] += double(a[i] * a[i]);
-    out[3] += double(r[i] * r[i]);
-    out[4] += double(r[i] * a[i]);
-  }
-  return {out[0], out[1], out[2], out[3], out[4]};
 }
 
 }  // namespace
@@ -205,8 +161,7 @@ Ratio DelayedUpdate<Storage, Look>::ratio(Eigen::Index k, const Eigen::VectorXd&
     blocks::gemv(true, m, m, Look(1), binv_.data(), capacity(), c_row_.data(), Look(0), q_.data());
     blocks::gemv(false, n, m, Look(-1), w_.data(), n, q_.data(), Look(1), cur_row_.data());
   }
-  sums_ = move_sums(cur_row_.data(), column_.data(), row_.data(), n);
-  pending_pivot_ = sums_.pivot;
+  pending_pivot_ = double(cur_row_.dot(column_));
   pending_ratio_ = variant_ == DelayedVariant::incremental ? pending_pivot_ : naive_ratio(k);
   return classify(pending_ratio_);
 }
@@ -221,7 +176,7 @@ void DelayedUpdate<Storage, Look>::border_column(Eigen::Index k) {
     const Look replaced = p >= 0 ? wa_table_(j, p) : (electron_[std::size_t(j)] == k ? Look(1) : Look(0));
     b_col_(j) = wa_(j) - replaced;
   }
-  row_dot_column_ = Look(sums_.row_column);
+  row_dot_column_ = row_.dot(column_);
   d_ = p >= 0 ? Look(1) + row_dot_column_ - ra_(p) : row_dot_column_;
 }
 
@@ -262,8 +217,8 @@ void DelayedUpdate<Storage, Look>::accept() {
   if (!commit_accepted(rho)) return;
 
   // This move's own amplification, as Sherman-Morrison commits it.
-  cur_norm_ = std::sqrt(sums_.cur2);
-  const double step_growth = cur_norm_ * std::sqrt(sums_.column2) / std::abs(pivot);
+  cur_norm_ = double(cur_row_.norm());
+  const double step_growth = cur_norm_ * double(column_.norm()) / std::abs(pivot);
   place_accepted_move(*this, k, pivot, step_growth);  // the guard's decisions (delayed_window.hpp)
 }
 
@@ -317,7 +272,7 @@ bool DelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot) {
   // The guard (file comment): the rounding of cur = r - W q against sm's
   // accumulated rounding of the same row.
   const Eigen::Index m = m_;
-  const double row_norm2 = sums_.row2;
+  const double row_norm2 = double(row_.squaredNorm());
   double terms2 = row_norm2;
   for (Eigen::Index j = 0; j < m; ++j) terms2 += double(q_(j)) * double(q_(j)) * w_norm2_[std::size_t(j)];
   if (!within_row_guard(terms2, cur_norm_)) return false;

@@ -12,8 +12,7 @@
 // make_updater (k >= 1; precision float, double or mixed).
 // Guarantees: each ratio reads a row whose rounding stays within 16 times
 // sm's own; reject() and maintained() change no state, bit for bit; no
-// allocation per move (the window is sized for K at reset). K = 1 applies
-// sm's update (its ratio summed in another order).
+// allocation per move (the window is sized for K at reset). K = 1 is sm.
 // Errors: reset() of a singular matrix throws SingularMatrixError; a ratio
 // below options.breakdown or not finite is a breakdown, never NaN; an
 // accepted breakdown or a window matrix B singular to working precision
@@ -30,15 +29,6 @@
 namespace slaterlab {
 
 enum class DelayedVariant { incremental, naive };
-
-/// A proposal's sums over N (delayed_update.cpp, move_sums), in double.
-struct MoveSums {
-  double pivot = 0.0;       // cur^T a', the direct ratio
-  double cur2 = 0.0;        // ||cur||^2
-  double column2 = 0.0;     // ||a'||^2
-  double row2 = 0.0;        // ||r||^2, r the flushed row
-  double row_column = 0.0;  // r^T a'
-};
 
 /// Parses options.variant for delayed updates: "" or "incremental", "naive".
 /// Throws std::invalid_argument naming the bad value otherwise.
@@ -149,7 +139,6 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   // accept()/reject()).
   double pending_ratio_ = 0.0;
   double pending_pivot_ = 0.0;  // cur^T a', the direct ratio (both variants)
-  MoveSums sums_;               // the pending proposal's sums over N
   double cur_norm_ = 0.0;       // ||cur|| of the move being placed
   Look d_{};              // B's new diagonal entry
   Look row_dot_column_{};  // r^T a', B's new diagonal as the table stores it
