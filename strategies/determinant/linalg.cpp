@@ -147,6 +147,18 @@ template <class T, class V>
   std::memcpy(p, &v, sizeof v);
 }
 
+/// A dot product's kLanes partial sums added pairwise, then the tail
+/// x[from..n) . y[from..n): every dot product of the loops ends this way.
+template <class T>
+[[gnu::always_inline]] inline T finish_dot(T (&sums)[kLanes<T>], const T* x, const T* y,
+                                           Index from, Index n) {
+  T tail = 0;
+  for (Index m = from; m < n; ++m) tail += x[m] * y[m];
+  for (int width = kLanes<T> / 2; width > 0; width /= 2)
+    for (int l = 0; l < width; ++l) sums[l] += sums[l + width];
+  return sums[0] + tail;
+}
+
 /// x^T y, n entries, in kLanes interleaved partial sums (a fixed order,
 /// which the compiler keeps in one vector register) added pairwise at the
 /// end, then the tail.
@@ -156,11 +168,7 @@ template <class T>
   Index m = 0;
   for (; m + kLanes<T> <= n; m += kLanes<T>)
     for (int l = 0; l < kLanes<T>; ++l) sums[l] += x[m + l] * y[m + l];
-  T tail = 0;
-  for (; m < n; ++m) tail += x[m] * y[m];
-  for (int width = kLanes<T> / 2; width > 0; width /= 2)
-    for (int l = 0; l < width; ++l) sums[l] += sums[l + width];
-  return sums[0] + tail;
+  return finish_dot(sums, x, y, m, n);
 }
 
 /// y_j = alpha a_j^T x + beta y_j (y_j not read when beta = 0) for the
@@ -353,6 +361,13 @@ template <class T>
   ger_body(n, n, alpha, row, x, ainvt, n);
 }
 
+/// x_j = scale (a_j^T u - delta_jk) from the dot product a_j^T u.
+template <class T>
+[[gnu::always_inline]] inline T sm_coefficient(T dot, Index j, Index k, T scale) {
+  if (j == k) dot -= T(1);
+  return scale == T(1) ? dot : dot * scale;
+}
+
 /// sm_update from kSmUpdateBlockedN on: the rank-1 update one block of four
 /// columns of Ainv^T at a time, each block's x_j = scale (a_j^T u - delta_jk)
 /// (four dot products sharing u's loads, each in kLanes partial sums added
@@ -382,20 +397,12 @@ template <class T>
     for (int c = 0; c < kColumns; ++c) {
       T sums[L];
       store_lanes(sums, acc[c]);
-      for (int width = L / 2; width > 0; width /= 2)
-        for (int l = 0; l < width; ++l) sums[l] += sums[l + width];
-      T tail = 0;
-      for (Index t = i; t < n; ++t) tail += a[c * n + t] * u[t];
-      T xj = sums[0] + tail;
-      if (j + c == k) xj -= T(1);
-      x[j + c] = scale == T(1) ? xj : xj * scale;
+      x[j + c] = sm_coefficient(finish_dot(sums, a + c * n, u, i, n), j + c, k, scale);
     }
     for (int c = 0; c < kColumns; ++c) axpy_body(n, alpha * x[j + c], row, a + c * n);
   }
   for (; j < n; ++j) {
-    T xj = dot_body(ainvt + j * n, u, n);
-    if (j == k) xj -= T(1);
-    x[j] = scale == T(1) ? xj : xj * scale;
+    x[j] = sm_coefficient(dot_body(ainvt + j * n, u, n), j, k, scale);
     axpy_body(n, alpha * x[j], row, ainvt + j * n);
   }
 }
