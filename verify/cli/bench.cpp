@@ -93,6 +93,8 @@ struct BenchOptions {
   std::vector<Eigen::Index> sizes{16, 21, 32, 64, 128, 256, 1024, 2048, 4096};
   double seconds = 0.3;  // CPU time per measured case
   std::vector<std::string> kernels;  // external kernel libraries (--kernel)
+  // --kernel-option=KEY=V1,V2,...: each key's values, for every --kernel
+  std::vector<std::pair<std::string, std::vector<std::string>>> kernel_options;
   // Google Benchmark's --benchmark_format / --benchmark_out_format, peeked
   // at (they stay in argv for the library) so that csv gets our reporter.
   std::string display_format = "console";
@@ -397,9 +399,29 @@ void walk(benchmark::State& state, const std::string& strategy, const UpdaterOpt
   if (windowed && flushes > 0) state.counters["window"] = double(moves) / double(flushes);
 }
 
+/// Every combination of the --kernel-option values, one value per key,
+/// in the order given (a single empty set without the option).
+std::vector<std::vector<std::pair<std::string, std::string>>> kernel_option_sets(
+    const BenchOptions& options) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> sets(1);
+  for (const auto& [key, values] : options.kernel_options) {
+    std::vector<std::vector<std::pair<std::string, std::string>>> next;
+    for (const auto& set : sets)
+      for (const std::string& value : values) {
+        next.push_back(set);
+        next.back().emplace_back(key, value);
+      }
+    sets = std::move(next);
+  }
+  return sets;
+}
+
 void register_walk(const std::string& strategy, const UpdaterOptions& options, Eigen::Index n) {
-  const std::string name =
-      "updates/" + make_updater(strategy, options)->label() + "/N:" + std::to_string(n);
+  // A kernel's options name its case: updates/<label>/<key>:<value>/N:<N>.
+  std::string options_part;
+  for (const auto& [key, value] : options.kernel_options) options_part += "/" + key + ":" + value;
+  const std::string name = "updates/" + make_updater(strategy, options)->label() + options_part +
+                           "/N:" + std::to_string(n);
   benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
     walk(state, strategy, options, n);
   })->Iterations(1)->Unit(benchmark::kMicrosecond);
@@ -430,8 +452,12 @@ void register_updates(Eigen::Index n, Precision p) {
     o.precision = p;
     o.library = library;
     const StrategyTraits traits = strategy_traits(library_strategy(), o);
-    if (std::find(traits.precisions.begin(), traits.precisions.end(), p) != traits.precisions.end())
+    if (std::find(traits.precisions.begin(), traits.precisions.end(), p) == traits.precisions.end())
+      continue;
+    for (const auto& set : kernel_option_sets(bench_options())) {
+      o.kernel_options = set;
       register_walk(library_strategy(), o, n);
+    }
   }
 }
 
@@ -594,8 +620,30 @@ void register_all() {
   register_device_cases();
 }
 
-/// Takes --n=LIST and --seconds=T (also as two arguments) out of argv;
-/// false with a message for a bad value.
+/// Whether every --kernel takes every combination of the --kernel-option
+/// values (each checked by the kernel's own create(), before any case
+/// runs); false with the kernel's message otherwise.
+bool kernel_options_valid(const BenchOptions& options, std::string& error) {
+  if (options.kernels.empty() && !options.kernel_options.empty())
+    return error = "--kernel-option needs a --kernel to pass it to", false;
+  for (const std::string& library : options.kernels) {
+    UpdaterOptions o;
+    o.library = library;
+    o.precision = strategy_traits(library_strategy(), o).precisions.front();
+    for (const auto& set : kernel_option_sets(options)) {
+      o.kernel_options = set;
+      try {
+        make_updater(library_strategy(), o);
+      } catch (const std::invalid_argument& bad) {
+        return error = bad.what(), false;
+      }
+    }
+  }
+  return true;
+}
+
+/// Takes --n=LIST, --seconds=T, --kernel=PATH and --kernel-option=KEY=LIST
+/// (also as two arguments) out of argv; false with a message for a bad value.
 bool take_bench_options(int& argc, char** argv, BenchOptions& options, std::string& error) {
   int out = 1;
   for (int i = 1; i < argc; ++i) {
@@ -612,7 +660,7 @@ bool take_bench_options(int& argc, char** argv, BenchOptions& options, std::stri
       (name == "--benchmark_format" ? options.display_format : options.file_format) = value;
     }
     if (name == "--benchmark_out" && !value.empty()) options.file_out = true;
-    if (name != "--n" && name != "--seconds" && name != "--kernel") {
+    if (name != "--n" && name != "--seconds" && name != "--kernel" && name != "--kernel-option") {
       argv[out++] = argv[i];
       continue;
     }
@@ -629,6 +677,18 @@ bool take_bench_options(int& argc, char** argv, BenchOptions& options, std::stri
         return error = bad.what(), false;
       }
       options.kernels.push_back(value);
+      continue;
+    }
+    if (name == "--kernel-option") {
+      const auto split = value.find('=');
+      std::vector<std::string> values;
+      std::stringstream list(split == std::string::npos ? "" : value.substr(split + 1));
+      for (std::string item; std::getline(list, item, ',');) values.push_back(item);
+      const bool empty_value = std::find(values.begin(), values.end(), "") != values.end() ||
+                               value.back() == ',';  // getline drops a last, empty item
+      if (split == 0 || split == std::string::npos || values.empty() || empty_value)
+        return error = "--kernel-option takes KEY=VALUE[,VALUE...], got '" + value + "'", false;
+      options.kernel_options.emplace_back(value.substr(0, split), std::move(values));
       continue;
     }
     try {
@@ -655,7 +715,7 @@ bool take_bench_options(int& argc, char** argv, BenchOptions& options, std::stri
     }
   }
   argc = out;
-  return true;
+  return kernel_options_valid(options, error);
 }
 
 // Google Benchmark's CSV reporter (deprecated, to be removed) writes its
@@ -726,6 +786,8 @@ const char* bench_usage() {
   return "  --n=LIST         sizes of the update and limit cases (default 16,21,32,64,128,256,1024,2048,4096)\n"
          "  --seconds=T      CPU seconds per measured case (default 0.3)\n"
          "  --kernel=PATH    also walk an external kernel (slaterlab/kernel.h; repeatable)\n"
+         "  --kernel-option=KEY=V1[,V2...]  pass KEY to every --kernel, one case per value\n"
+         "                   (repeatable: every combination; the case is named .../KEY:V/N:<N>)\n"
          "  --benchmark_filter=REGEX  run only matching cases, e.g. 'updates/delayed-.*-double/N:1024'\n"
          "  --benchmark_format=console|json|csv, --benchmark_out=FILE, --benchmark_out_format=...:\n"
          "                   Google Benchmark's own flags (csv is written when the run ends)\n";

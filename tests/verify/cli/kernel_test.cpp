@@ -101,14 +101,14 @@ TEST_F(KernelLoading, OptionsAndPrecisionsAreCheckedAtValidation) {
 // only for |rho| >= 1/2 so that no update amplifies the error more than
 // twofold, which the factor 2 per update covers with c), so the two differ
 // by at most twice that.
-TEST(KernelExample, CExampleGivesTheBuiltInShermanMorrisonsResults) {
+void expect_kernel_gives_shermans_results(const UpdaterOptions& kernel) {
   constexpr Eigen::Index n = 24;
   constexpr int kMoves = 120;
   constexpr double kC = 10;
   const double eps = std::numeric_limits<double>::epsilon();
   std::mt19937_64 rng(20261124);
   Eigen::MatrixXd a = gaussian(n, n, rng);
-  const auto c = make_updater(library_strategy(), kernel_options("example_sm"));
+  const auto c = make_updater(library_strategy(), kernel);
   const auto sm = make_updater(baseline_strategy(), UpdaterOptions{});
   c->reset(a);
   sm->reset(a);
@@ -146,7 +146,46 @@ TEST(KernelExample, CExampleGivesTheBuiltInShermanMorrisonsResults) {
   // The maintained inverses agree to the same order (relative, Frobenius).
   const Eigen::MatrixXd ic = *c->maintained().inverse, is = *sm->maintained().inverse;
   EXPECT_LE((ic - is).norm() / is.norm(), 2 * kC * (1 + accepted) * double(n) * eps * kappa_f(a));
-  RecordProperty("worst_difference_in_bounds", std::to_string(worst));
+  ::testing::Test::RecordProperty("worst_difference_in_bounds", std::to_string(worst));
+}
+
+TEST(KernelExample, CExampleGivesTheBuiltInShermanMorrisonsResults) {
+  expect_kernel_gives_shermans_results(kernel_options("example_sm"));
+}
+
+// The bordered delayed kernel applies the same accepted moves as one
+// Woodbury update per window (K = 5: windows flush full, and earlier where
+// an electron comes back, which the 24 electrons drawn at random do). With
+// every accepted ratio |rho| >= 1/2, each bordering pivot of B is such a
+// ratio, so B^{-1} stays of the size of sm's 1 / rho factors and the
+// window's rounding is of the order of the moves' own: the same model.
+// maintained() applies the window to a copy: observing leaves the next
+// ratio bit for bit what it was.
+TEST(KernelExample, BorderedDelayedGivesShermanMorrisonsResults) {
+  UpdaterOptions o = kernel_options("bordered_delayed");
+  o.kernel_options = {{"k", "5"}};
+  expect_kernel_gives_shermans_results(o);
+
+  // A window of three, not flushed: the inverse reported includes it (its
+  // residual within 10 N eps kappa_F, three well-conditioned updates).
+  std::mt19937_64 rng(3);
+  Eigen::MatrixXd a = gaussian(12, 12, rng);
+  const auto k = make_updater(library_strategy(), o);
+  k->reset(a);
+  for (Eigen::Index move = 0; move < 3; ++move) {
+    a.col(move) = a.col(move) + 0.1 * gaussian(12, 1, rng);
+    k->ratio(move, a.col(move));
+    k->accept();
+  }
+  const Eigen::VectorXd column = gaussian(12, 1, rng);
+  const double before = k->ratio(7, column).value;
+  k->reject();
+  const Eigen::MatrixXd inverse = *k->maintained().inverse;
+  EXPECT_LE((inverse * a - Eigen::MatrixXd::Identity(12, 12)).norm(),
+            10 * 12 * std::numeric_limits<double>::epsilon() * kappa_f(a));
+  EXPECT_EQ(k->ratio(7, column).value, before);
+  k->reject();
+  EXPECT_EQ(*k->maintained().inverse, inverse);
 }
 
 // ---- whole cycles ---------------------------------------------------------------------------
@@ -261,6 +300,34 @@ TEST_F(KernelRun, RegressAndBenchTakeKernels) {
   r = run("bench --kernel=" + path("missing.so"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no such file"), std::string::npos) << r.err;
+}
+
+// --kernel-option passes KEY=VALUE to every --kernel, one case per value
+// (named .../KEY:VALUE/N:<N>); a value the kernel's create() refuses, a
+// malformed option or one without a kernel is one line and exit 2, before
+// any case runs.
+TEST_F(KernelRun, BenchPassesKernelOptions) {
+  const std::string bordered = " --kernel=" + kernel("bordered_delayed");
+  testing::CommandResult r = run("bench --n=8 --seconds=0.01" + bordered +
+                                 " --kernel-option=k=2,4 --benchmark_filter=updates/kernel");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* k : {"2", "4"})
+    EXPECT_NE(r.out.find(std::string("updates/kernel-bordered-delayed-double/k:") + k + "/N:8"),
+              std::string::npos)
+        << r.out;
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {bordered + " --kernel-option=k=0", "unknown option k = \"0\""},
+      {bordered + " --kernel-option=window=4", "unknown option window"},
+      {bordered + " --kernel-option=k", "--kernel-option takes KEY=VALUE[,VALUE...], got 'k'"},
+      {bordered + " --kernel-option=k=2,", "got 'k=2,'"},
+      {" --kernel-option=k=2", "--kernel-option needs a --kernel"},
+  };
+  for (const auto& [args, why] : bad) {
+    r = run("bench --n=8 --seconds=0.01 --benchmark_filter=updates/kernel" + args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(why), std::string::npos) << args << ": " << r.err;
+  }
 }
 
 TEST_F(KernelRun, MpirunGivesWhatOneProcessGives) {
