@@ -425,5 +425,31 @@ TEST(ChildProcess, ReportsAResultASignalATimeOutAndAnException) {
   EXPECT_EQ(error.error, "bad");
 }
 
+// The call guard's watchdog thread is started once per process; a forked
+// child (fork copies only the calling thread) starts its own at its first
+// guarded call. Here the parent's guard is armed first (validating the
+// kernel calls into it), then the child walks the hanging kernel: its own
+// watchdog must turn the hang into the kernel's error well before the
+// parent's time-out would kill the child.
+TEST(ChildProcess, AForkedChildWatchesItsOwnKernelCalls) {
+  ASSERT_EQ(::setenv("SLATERLAB_KERNEL_TIMEOUT", "0.2", 1), 0);
+  const auto hang = make_updater(library_strategy(), kernel_options("broken_hang"));
+  const ChildOutcome outcome = run_in_child(
+      [&] {
+        std::mt19937_64 rng(5);
+        const Eigen::MatrixXd a = gaussian(6, 6, rng);
+        hang->reset(a);
+        for (Eigen::Index move = 0; move < 10; ++move) {  // the 10th accept never returns
+          hang->ratio(move % 6, a.col(move % 6));
+          hang->accept();
+        }
+        return std::string("no hang");
+      },
+      20, true);
+  ::unsetenv("SLATERLAB_KERNEL_TIMEOUT");
+  EXPECT_FALSE(outcome.timed_out);
+  EXPECT_NE(outcome.error.find("hung in accept"), std::string::npos) << outcome.error;
+}
+
 }  // namespace
 }  // namespace slaterlab
