@@ -13,14 +13,22 @@
  * k_i, the flushed rows r_i = row k_i of X (the columns of W, n x K), their
  * new columns a'_i (the columns of P, n x K) and B^{-1}, B_ij = r_i . a'_j.
  * The current row k of the inverse is r - W q with q = B^{-T} c,
- * c_j = r . a'_j - delta(k, k_j). A flush applies
- *   X <- X - W B^{-T} Y^T,  Y^T = P^T X - E^T  (E^T: e_{k_i}^T in row i),
+ * c_j = r . a'_j - delta(k, k_j). A flush applies, with x read column-major
+ * (that is A^{-T}),
+ *   x <- x - W B^{-T} Y^T,  Y^T = P^T x - E^T  (E^T: e_{k_i}^T in row i),
  * three GEMMs. A move of an electron already in the window flushes it
- * first.
+ * first, as the built-in delayed does: the delta in c keeps the ratios
+ * right without it, but two rows of one electron in W round B^{-1} more.
+ * Nothing guards the window: ratios near a singular state, and windows
+ * through one, keep the bordered B^{-1}'s rounding (docs/kernels.md shows
+ * what `run` and `fuzz` find).
  *
- * Option: k = the window K (at least 1, at most N; default 32).
+ * Option: k = the window K (an integer from 1; a window of at most N
+ * moves; default 32).
  */
 #include <cblas.h>
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,9 +94,13 @@ static void* bd_create(int n, int precision, double breakdown, int n_options,
                        const slaterlab_option* options, char* message) {
   int capacity = 32;
   for (int i = 0; i < n_options; ++i) {
+    const char* text = options[i].value;
     char* end = NULL;
-    const long k = strcmp(options[i].key, "k") == 0 ? strtol(options[i].value, &end, 10) : 0;
-    if (!end || *end != '\0' || end == options[i].value || k < 1) {
+    errno = 0;
+    const long k = strcmp(options[i].key, "k") == 0 && isdigit((unsigned char)text[0])
+                       ? strtol(text, &end, 10)
+                       : 0;
+    if (!end || *end != '\0' || errno != 0 || k < 1) {
       char text[SLATERLAB_MESSAGE_SIZE];
       snprintf(text, sizeof text, "unknown option %s = \"%s\" (known: k = a window of 1 to N moves)",
                options[i].key, options[i].value);
@@ -103,7 +115,10 @@ static void* bd_create(int n, int precision, double breakdown, int n_options,
   }
   if (capacity > n) capacity = n;
   bordered_kernel* s = calloc(1, sizeof *s);
-  if (!s) return NULL;
+  if (!s) {
+    say(message, "out of memory");
+    return NULL;
+  }
   const size_t nn = (size_t)n, kk = (size_t)capacity;
   s->n = n;
   s->capacity = capacity;
@@ -132,31 +147,37 @@ static void* bd_create(int n, int precision, double breakdown, int n_options,
   return s;
 }
 
-/* A^{-1} by LAPACK (getrf, getri), rows made contiguous; log|det| from U. */
+/* A^{-1} by LAPACK (getrf, getri), rows made contiguous; log|det| from U.
+ * On failure the window is empty and x holds no inverse: only another
+ * reset may follow (the status tells the caller as much). */
 static int bd_reset(void* kernel, const double* a, int lda, char* message) {
   bordered_kernel* s = kernel;
   const int n = s->n;
   double* lu = s->scratch;
+  s->m = 0;
+  s->pending_k = -1;
   for (int j = 0; j < n; ++j) memcpy(lu + (size_t)j * n, a + (size_t)j * lda, sizeof(double) * n);
   int info = 0;
   dgetrf_(&n, &n, lu, &n, s->pivots, &info);
   if (info != 0) {
-    say(message, "getrf: an exactly zero pivot, the matrix is singular");
-    return SLATERLAB_SINGULAR;
+    say(message, info > 0 ? "getrf: an exactly zero pivot, the matrix is singular"
+                          : "getrf: an argument out of range");
+    return info > 0 ? SLATERLAB_SINGULAR : SLATERLAB_INTERNAL;
   }
-  s->log_abs = 0.0;
-  s->sign = 1;
+  double log_abs = 0.0;
+  int sign = 1;
   for (int i = 0; i < n; ++i) {
     const double u = lu[(size_t)i * n + i];
     if (!isfinite(u)) {
       say(message, "getrf: a non-finite pivot");
       return SLATERLAB_SINGULAR;
     }
-    s->log_abs += log(fabs(u));
-    if ((u < 0) != (s->pivots[i] != i + 1)) s->sign = -s->sign;
+    log_abs += log(fabs(u));
+    if ((u < 0) != (s->pivots[i] != i + 1)) sign = -sign;
   }
-  /* getri's workspace: X's storage, overwritten below. */
-  const int lwork = n * n;
+  /* getri's workspace: X's storage, overwritten below; 64 columns of it
+   * are what its blocked algorithm uses. */
+  const int lwork = n * (n < 64 ? n : 64);
   dgetri_(&n, lu, &n, s->pivots, s->x, &lwork, &info);
   if (info != 0) {
     say(message, "getri: the matrix is singular");
@@ -164,8 +185,8 @@ static int bd_reset(void* kernel, const double* a, int lda, char* message) {
   }
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < n; ++i) s->x[(size_t)i * n + j] = lu[(size_t)j * n + i];
-  s->m = 0;
-  s->pending_k = -1;
+  s->log_abs = log_abs;
+  s->sign = sign;
   return SLATERLAB_OK;
 }
 

@@ -1,6 +1,7 @@
 #include "verify/cli/bench.hpp"
 
-// Update cases, updates/<strategy label>/N:<N>: a long walk of accepted
+// Update cases, updates/<strategy label>/N:<N> (an external kernel's with
+// its --kernel-option values, updates/<label>/<key>:<value>/N:<N>): a long walk of accepted
 // column replacements (100% acceptance, the DMC-like setting of McDaniel
 // et al., J. Chem. Phys. 147, 174107 (2017), Sec. III), electron k = move mod N, each new column iid N(0,1) from a
 // pool of N + 1 columns used in turn (two columns of the current matrix are
@@ -92,9 +93,13 @@ namespace {
 struct BenchOptions {
   std::vector<Eigen::Index> sizes{16, 21, 32, 64, 128, 256, 1024, 2048, 4096};
   double seconds = 0.3;  // CPU time per measured case
-  std::vector<std::string> kernels;  // external kernel libraries (--kernel)
-  // --kernel-option=KEY=V1,V2,...: each key's values, for every --kernel
-  std::vector<std::pair<std::string, std::vector<std::string>>> kernel_options;
+  // External kernel libraries (--kernel), each with the values of the
+  // --kernel-option=KEY=V1,V2,... given after it, key by key.
+  struct Kernel {
+    std::string library;
+    std::vector<std::pair<std::string, std::vector<std::string>>> options;
+  };
+  std::vector<Kernel> kernels;
   // Google Benchmark's --benchmark_format / --benchmark_out_format, peeked
   // at (they stay in argv for the library) so that csv gets our reporter.
   std::string display_format = "console";
@@ -399,12 +404,12 @@ void walk(benchmark::State& state, const std::string& strategy, const UpdaterOpt
   if (windowed && flushes > 0) state.counters["window"] = double(moves) / double(flushes);
 }
 
-/// Every combination of the --kernel-option values, one value per key,
-/// in the order given (a single empty set without the option).
+/// Every combination of a kernel's --kernel-option values, one value per
+/// key, in the order given (a single empty set without the option).
 std::vector<std::vector<std::pair<std::string, std::string>>> kernel_option_sets(
-    const BenchOptions& options) {
+    const BenchOptions::Kernel& kernel) {
   std::vector<std::vector<std::pair<std::string, std::string>>> sets(1);
-  for (const auto& [key, values] : options.kernel_options) {
+  for (const auto& [key, values] : kernel.options) {
     std::vector<std::vector<std::pair<std::string, std::string>>> next;
     for (const auto& set : sets)
       for (const std::string& value : values) {
@@ -447,14 +452,14 @@ void register_updates(Eigen::Index n, Precision p) {
   for (const std::string& strategy : known_strategies())
     if (!strategy_traits(strategy).needs_device) register_walks(strategy, n, p);
   // External kernels (--kernel), at the precisions they declare.
-  for (const std::string& library : bench_options().kernels) {
+  for (const BenchOptions::Kernel& kernel : bench_options().kernels) {
     UpdaterOptions o;
     o.precision = p;
-    o.library = library;
+    o.library = kernel.library;
     const StrategyTraits traits = strategy_traits(library_strategy(), o);
     if (std::find(traits.precisions.begin(), traits.precisions.end(), p) == traits.precisions.end())
       continue;
-    for (const auto& set : kernel_option_sets(bench_options())) {
+    for (const auto& set : kernel_option_sets(kernel)) {
       o.kernel_options = set;
       register_walk(library_strategy(), o, n);
     }
@@ -620,25 +625,58 @@ void register_all() {
   register_device_cases();
 }
 
-/// Whether every --kernel takes every combination of the --kernel-option
-/// values (each checked by the kernel's own create(), before any case
-/// runs); false with the kernel's message otherwise.
+/// Whether every --kernel takes every combination of its --kernel-option
+/// values at every precision it declares (each checked by the kernel's own
+/// create(), before any case runs); false with the kernel's message
+/// otherwise, a kernel that crashes or hangs in create() included.
 bool kernel_options_valid(const BenchOptions& options, std::string& error) {
-  if (options.kernels.empty() && !options.kernel_options.empty())
-    return error = "--kernel-option needs a --kernel to pass it to", false;
-  for (const std::string& library : options.kernels) {
+  for (const BenchOptions::Kernel& kernel : options.kernels) {
     UpdaterOptions o;
-    o.library = library;
-    o.precision = strategy_traits(library_strategy(), o).precisions.front();
-    for (const auto& set : kernel_option_sets(options)) {
-      o.kernel_options = set;
-      try {
-        make_updater(library_strategy(), o);
-      } catch (const std::invalid_argument& bad) {
-        return error = bad.what(), false;
+    o.library = kernel.library;
+    for (const Precision p : strategy_traits(library_strategy(), o).precisions) {
+      o.precision = p;
+      for (const auto& set : kernel_option_sets(kernel)) {
+        o.kernel_options = set;
+        try {
+          make_updater(library_strategy(), o);
+        } catch (const std::exception& bad) {
+          return error = bad.what(), false;
+        }
       }
     }
   }
+  return true;
+}
+
+/// One --kernel-option=KEY=V1[,V2...] for the --kernel before it; false
+/// with a message when malformed, when that kernel has KEY already, or when
+/// a value repeats (two cases of one name).
+bool take_kernel_option(const std::string& text, BenchOptions& options, std::string& error) {
+  if (options.kernels.empty())
+    return error = "--kernel-option '" + text + "' needs a --kernel before it", false;
+  const auto split = text.find('=');
+  std::vector<std::string> values;
+  if (split != std::string::npos) {
+    std::stringstream list(text.substr(split + 1));
+    for (std::string item; std::getline(list, item, ',');) values.push_back(item);
+  }
+  // getline drops a last, empty item: "k=2," is caught by its comma.
+  const bool empty_value = values.empty() || text.back() == ',' ||
+                           std::find(values.begin(), values.end(), "") != values.end();
+  if (split == 0 || split == std::string::npos || empty_value)
+    return error = "--kernel-option takes KEY=VALUE[,VALUE...], got '" + text + "'", false;
+  const std::string key = text.substr(0, split);
+  if (text.find('/') != std::string::npos)
+    return error = "--kernel-option '" + text + "': no '/' in a key or value (it names the case)",
+           false;
+  auto& kernel_options = options.kernels.back().options;
+  for (const auto& [known, unused] : kernel_options)
+    if (known == key) return error = "--kernel-option: '" + key + "' given twice for one --kernel", false;
+  std::vector<std::string> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    return error = "--kernel-option: a value of '" + key + "' repeats in '" + text + "'", false;
+  kernel_options.emplace_back(key, std::move(values));
   return true;
 }
 
@@ -676,19 +714,11 @@ bool take_bench_options(int& argc, char** argv, BenchOptions& options, std::stri
       } catch (const std::invalid_argument& bad) {
         return error = bad.what(), false;
       }
-      options.kernels.push_back(value);
+      options.kernels.push_back({value, {}});
       continue;
     }
     if (name == "--kernel-option") {
-      const auto split = value.find('=');
-      std::vector<std::string> values;
-      std::stringstream list(split == std::string::npos ? "" : value.substr(split + 1));
-      for (std::string item; std::getline(list, item, ',');) values.push_back(item);
-      const bool empty_value = std::find(values.begin(), values.end(), "") != values.end() ||
-                               value.back() == ',';  // getline drops a last, empty item
-      if (split == 0 || split == std::string::npos || values.empty() || empty_value)
-        return error = "--kernel-option takes KEY=VALUE[,VALUE...], got '" + value + "'", false;
-      options.kernel_options.emplace_back(value.substr(0, split), std::move(values));
+      if (!take_kernel_option(value, options, error)) return false;
       continue;
     }
     try {
@@ -786,8 +816,8 @@ const char* bench_usage() {
   return "  --n=LIST         sizes of the update and limit cases (default 16,21,32,64,128,256,1024,2048,4096)\n"
          "  --seconds=T      CPU seconds per measured case (default 0.3)\n"
          "  --kernel=PATH    also walk an external kernel (slaterlab/kernel.h; repeatable)\n"
-         "  --kernel-option=KEY=V1[,V2...]  pass KEY to every --kernel, one case per value\n"
-         "                   (repeatable: every combination; the case is named .../KEY:V/N:<N>)\n"
+         "  --kernel-option=KEY=V1[,V2...]  an option for the --kernel before it, one case per\n"
+         "                   value (repeatable: every combination; cases named .../KEY:V/N:<N>)\n"
          "  --benchmark_filter=REGEX  run only matching cases, e.g. 'updates/delayed-.*-double/N:1024'\n"
          "  --benchmark_format=console|json|csv, --benchmark_out=FILE, --benchmark_out_format=...:\n"
          "                   Google Benchmark's own flags (csv is written when the run ends)\n";

@@ -2,7 +2,8 @@
 // `slaterlab bench`: throughput of the determinant-update strategies against
 // this machine's limits, measured in one run with Google Benchmark.
 //
-// Cases: updates/<strategy label>/N:<N> (a long walk of accepted column
+// Cases: updates/<strategy label>/N:<N> (an external kernel's with its
+// --kernel-option values: updates/<label>/<key>:<value>/N:<N>; a long walk of accepted column
 // replacements, float and double, N = 256 to 4096; items_per_second is moves
 // per second), limits/* (GEMM, GEMV + GER, stream triad, measured in the same
 // run), reference/* and bspline/*, and GPU cases where a CUDA device is

@@ -8,6 +8,7 @@
 #include <signal.h>
 
 #include <Eigen/LU>
+#include <Eigen/SVD>
 
 #include <algorithm>
 #include <cmath>
@@ -100,8 +101,10 @@ TEST_F(KernelLoading, OptionsAndPrecisionsAreCheckedAtValidation) {
 // carried, c = 10 as in strategy_properties.cpp's model, the moves accepted
 // only for |rho| >= 1/2 so that no update amplifies the error more than
 // twofold, which the factor 2 per update covers with c), so the two differ
-// by at most twice that.
-void expect_kernel_gives_shermans_results(const UpdaterOptions& kernel) {
+// by at most twice that. With step > 0 each new column is instead
+// a_k + delta g, delta = step sigma_min(A) / ||g|| (a move of at most step
+// relative to ||A^{-1}||_2^{-1}).
+void expect_kernel_gives_shermans_results(const UpdaterOptions& kernel, double step = 0) {
   constexpr Eigen::Index n = 24;
   constexpr int kMoves = 120;
   constexpr double kC = 10;
@@ -117,7 +120,11 @@ void expect_kernel_gives_shermans_results(const UpdaterOptions& kernel) {
   double worst = 0;  // largest difference in units of the bound
   for (int move = 0; move < kMoves; ++move) {
     const Eigen::Index k = electron(rng);
-    const Eigen::VectorXd column = gaussian(n, 1, rng);
+    Eigen::VectorXd column = gaussian(n, 1, rng);
+    if (step > 0) {
+      const double sigma_min = Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues()(n - 1);
+      column = a.col(k) + (step * sigma_min / column.norm()) * column;
+    }
     const Ratio rc = c->ratio(k, column);
     const Ratio rs = sm->ratio(k, column);
     Eigen::MatrixXd next = a;
@@ -155,37 +162,44 @@ TEST(KernelExample, CExampleGivesTheBuiltInShermanMorrisonsResults) {
 
 // The bordered delayed kernel applies the same accepted moves as one
 // Woodbury update per window (K = 5: windows flush full, and earlier where
-// an electron comes back, which the 24 electrons drawn at random do). With
-// every accepted ratio |rho| >= 1/2, each bordering pivot of B is such a
-// ratio, so B^{-1} stays of the size of sm's 1 / rho factors and the
-// window's rounding is of the order of the moves' own: the same model.
-// maintained() applies the window to a copy: observing leaves the next
-// ratio bit for bit what it was.
+// an electron comes back, which the 24 electrons drawn at random do). Its
+// look-ahead reads B^{-1}, kept by bordering, where B_ij = r_i . a'_j; with
+// moves a'_j = a_j + delta g of step 1 / (8 K) (above), each entry of B - I
+// is r_i . delta g_j, at most 1 / (8 K) (to first order in the moves since
+// the window opened), so ||B - I||_2 <= ||B - I||_F <= m / (8 K) <= 1/8 and
+// kappa_2(B) <= 9/7: each bordering step is Sherman-Morrison on a matrix
+// that close to the identity and rounds as the moves' own rank-1 updates
+// do, within the model's factor 2. (Far from the identity it does not:
+// docs/kernels.md, and BorderedKernelFailsTheFuzzerWhereDelayedPasses.)
 TEST(KernelExample, BorderedDelayedGivesShermanMorrisonsResults) {
   UpdaterOptions o = kernel_options("bordered_delayed");
   o.kernel_options = {{"k", "5"}};
-  expect_kernel_gives_shermans_results(o);
+  expect_kernel_gives_shermans_results(o, 1.0 / (8 * 5));
+}
 
-  // A window of three, not flushed: the inverse reported includes it (its
-  // residual within 10 N eps kappa_F, three well-conditioned updates).
+// inverse() applies the window to a copy: a kernel observed in the middle
+// of its windows proposes, bit for bit, what an unobserved one does on the
+// same moves (a flush there would round the later ratios differently).
+TEST(KernelExample, ObservingTheBorderedKernelChangesNothing) {
+  UpdaterOptions o = kernel_options("bordered_delayed");
+  o.kernel_options = {{"k", "8"}};
   std::mt19937_64 rng(3);
-  Eigen::MatrixXd a = gaussian(12, 12, rng);
-  const auto k = make_updater(library_strategy(), o);
-  k->reset(a);
-  for (Eigen::Index move = 0; move < 3; ++move) {
-    a.col(move) = a.col(move) + 0.1 * gaussian(12, 1, rng);
-    k->ratio(move, a.col(move));
-    k->accept();
+  const Eigen::MatrixXd a = gaussian(12, 12, rng);
+  const auto observed = make_updater(library_strategy(), o);
+  const auto alone = make_updater(library_strategy(), o);
+  observed->reset(a);
+  alone->reset(a);
+  for (Eigen::Index move = 0; move < 40; ++move) {
+    const Eigen::Index k = move % 12;
+    const Eigen::VectorXd column = a.col(k) + 0.3 * gaussian(12, 1, rng);
+    if (move % 3 == 1) {
+      const Eigen::MatrixXd inverse = *observed->maintained().inverse;
+      EXPECT_EQ(*observed->maintained().inverse, inverse) << "move " << move;
+    }
+    EXPECT_EQ(observed->ratio(k, column).value, alone->ratio(k, column).value) << "move " << move;
+    observed->accept();
+    alone->accept();
   }
-  const Eigen::VectorXd column = gaussian(12, 1, rng);
-  const double before = k->ratio(7, column).value;
-  k->reject();
-  const Eigen::MatrixXd inverse = *k->maintained().inverse;
-  EXPECT_LE((inverse * a - Eigen::MatrixXd::Identity(12, 12)).norm(),
-            10 * 12 * std::numeric_limits<double>::epsilon() * kappa_f(a));
-  EXPECT_EQ(k->ratio(7, column).value, before);
-  k->reject();
-  EXPECT_EQ(*k->maintained().inverse, inverse);
 }
 
 // ---- whole cycles ---------------------------------------------------------------------------
@@ -302,31 +316,40 @@ TEST_F(KernelRun, RegressAndBenchTakeKernels) {
   EXPECT_NE(r.err.find("no such file"), std::string::npos) << r.err;
 }
 
-// --kernel-option passes KEY=VALUE to every --kernel, one case per value
-// (named .../KEY:VALUE/N:<N>); a value the kernel's create() refuses, a
-// malformed option or one without a kernel is one line and exit 2, before
-// any case runs.
+// --kernel-option passes KEY=VALUE to the --kernel before it, one case per
+// value (named .../KEY:VALUE/N:<N>); a kernel without options runs beside
+// it. A value the kernel's create() refuses, a malformed option, a key
+// given twice, a repeated value or an option before any --kernel is one
+// line and exit 2, before any case runs (nothing on stdout).
 TEST_F(KernelRun, BenchPassesKernelOptions) {
+  const std::string sm = " --kernel=" + kernel("example_sm");
   const std::string bordered = " --kernel=" + kernel("bordered_delayed");
-  testing::CommandResult r = run("bench --n=8 --seconds=0.01" + bordered +
-                                 " --kernel-option=k=2,4 --benchmark_filter=updates/kernel");
+  testing::CommandResult r = run("bench --n=8 --seconds=0.01 --benchmark_filter=updates/kernel" +
+                                 bordered + " --kernel-option=k=2,4" + sm);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   for (const char* k : {"2", "4"})
     EXPECT_NE(r.out.find(std::string("updates/kernel-bordered-delayed-double/k:") + k + "/N:8"),
               std::string::npos)
         << r.out;
+  EXPECT_NE(r.out.find("updates/kernel-example-sm-double/N:8"), std::string::npos) << r.out;
   const std::vector<std::pair<std::string, std::string>> bad = {
       {bordered + " --kernel-option=k=0", "unknown option k = \"0\""},
       {bordered + " --kernel-option=window=4", "unknown option window"},
+      {bordered + sm + " --kernel-option=k=4", "unknown option k = \"4\" (known: pivot"},
       {bordered + " --kernel-option=k", "--kernel-option takes KEY=VALUE[,VALUE...], got 'k'"},
       {bordered + " --kernel-option=k=2,", "got 'k=2,'"},
-      {" --kernel-option=k=2", "--kernel-option needs a --kernel"},
+      {bordered + " --kernel-option=", "got ''"},
+      {bordered + " --kernel-option=k=2 --kernel-option=k=3", "'k' given twice"},
+      {bordered + " --kernel-option=k=2,2", "a value of 'k' repeats"},
+      {bordered + " --kernel-option=k=a/b", "no '/'"},
+      {" --kernel-option=k=2" + bordered, "needs a --kernel before it"},
   };
   for (const auto& [args, why] : bad) {
     r = run("bench --n=8 --seconds=0.01 --benchmark_filter=updates/kernel" + args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(r.err.find(why), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(r.out, "") << args;
   }
 }
 
@@ -397,6 +420,22 @@ TEST_F(KernelRun, FuzzComparesTheWholeCycleKernelsCycles) {
       r.out, row, std::regex(R"(\| kernel-example-cycle-double \| 6 \|.*\| (\d+) of (\d+) \| 0 \|)")))
       << r.out;
   EXPECT_GT(std::stoi(row[1]), 0) << r.out;
+}
+
+// The bordered kernel keeps no guard: on the fuzzer's adversarial walks
+// (near-singular states, seeds 1 to 5 all tried) its B^{-1} loses digits
+// that the oracle's error model does not allow, and the built-in delayed,
+// on the same cases, passes.
+TEST_F(KernelRun, BorderedKernelFailsTheFuzzerWhereDelayedPasses) {
+  const std::string common = " --cases 30 --max-n 24 --seed 4 --shrink-seconds 2 -q --corpus " +
+                             dir_.string();
+  testing::CommandResult r = run("fuzz --kernel " + kernel("bordered_delayed") + common);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAILED kernel-bordered-delayed-double RatiosMatchOracle"),
+            std::string::npos)
+      << r.out;
+  r = run("fuzz --strategy delayed" + common);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
 // ---- child processes ------------------------------------------------------------------------
