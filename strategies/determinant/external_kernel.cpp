@@ -185,14 +185,20 @@ void arm_guard() {
   (void)at_fork;
   if (watching.load(std::memory_order_relaxed)) return;
   if (bool expected = false; !watching.compare_exchange_strong(expected, true)) return;
-  std::thread([] {
-    for (;;) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      std::int64_t deadline = g_deadline_ns.load();
-      if (deadline != 0 && now_ns() > deadline && g_deadline_ns.compare_exchange_strong(deadline, 0))
-        pthread_kill(g_caller.load(), SIGALRM);
-    }
-  }).detach();
+  try {
+    std::thread([] {
+      for (;;) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        std::int64_t deadline = g_deadline_ns.load();
+        if (deadline != 0 && now_ns() > deadline &&
+            g_deadline_ns.compare_exchange_strong(deadline, 0))
+          pthread_kill(g_caller.load(), SIGALRM);
+      }
+    }).detach();
+  } catch (...) {
+    watching.store(false);  // no watchdog: the next call tries again
+    throw;
+  }
 }
 
 const KernelLibrary& library_of(const UpdaterOptions& o) {
