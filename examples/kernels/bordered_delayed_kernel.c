@@ -2,11 +2,11 @@
  * algorithm of McDaniel, D'Azevedo, Li, Wong and Kent (J. Chem. Phys. 147,
  * 174107 (2017)) in the form QMC codes ship it (QMCPACK's DelayedUpdate):
  * the window matrix's inverse B^{-1} kept by bordering, move by move, and
- * applied at the flush as one GEMM. Double precision. It is the peer that
- * `slaterlab bench` and `slaterlab run` set next to the built-in delayed
- * strategy, whose flush solves with B's LU instead and whose growth guard
- * ends windows early (docs/delayed-updates.md says why; docs/kernels.md
- * shows how to run both).
+ * applied at the flush as one GEMM. Double precision. A peer to judge next
+ * to the built-in delayed strategy (`slaterlab run`, `fuzz`, `bench`), whose
+ * flush solves with B's LU instead and whose growth guard ends windows
+ * early (docs/delayed-updates.md says why; docs/kernels.md shows how to run
+ * both).
  *
  * State: X = A^{-1} row-major at the last flush (x[i * n + j] = (A^{-1})_ij,
  * row k contiguous), and a window of m <= K accepted moves: their electrons
@@ -101,10 +101,10 @@ static void* bd_create(int n, int precision, double breakdown, int n_options,
                        ? strtol(text, &end, 10)
                        : 0;
     if (!end || *end != '\0' || errno != 0 || k < 1) {
-      char text[SLATERLAB_MESSAGE_SIZE];
-      snprintf(text, sizeof text, "unknown option %s = \"%s\" (known: k = a window of 1 to N moves)",
+      char why[SLATERLAB_MESSAGE_SIZE];
+      snprintf(why, sizeof why, "unknown option %s = \"%s\" (known: k = a window of 1 to N moves)",
                options[i].key, options[i].value);
-      say(message, text);
+      say(message, why);
       return NULL;
     }
     capacity = (int)(k < n ? k : n);
