@@ -13,8 +13,8 @@
 //     cell and its 2 x 2 x 2 supercell, two splitting parameters).
 // Tolerances: the literature C carry 6 decimals, truncated rather than
 // rounded (the seventh decimals are 4, 2 and 6: 0.8800594, 0.8959292,
-// 0.8958736, as the 8-decimal Madelung constants 2C = 1.76011888,
-// 1.79185851, 1.79174723 quoted from the same work show), so
+// 0.8958736, as the commonly quoted 8-decimal Madelung constants
+// 2C = 1.76011888, 1.79185851, 1.79174723 show), so
 // 0 <= C_computed - C < 1e-6, and |2C_computed - 2C| <= 5e-9; the Ewald cut-offs at tolerance tau
 // leave errors of a few tau relative to the largest term, 1/r_min ~ N^{1/3}/L
 // per pair, so comparisons of one sum with itself (alphas, shifts, supercells)
