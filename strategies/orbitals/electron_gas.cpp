@@ -110,29 +110,33 @@ void plane_wave_powers(double x, double box_length, int n_max, double* cos_m, do
   }
 }
 
-// Per position: e^{i k.r} of every pair, by the three per-direction powers.
+// Per position: e^{i 2 pi m x_d / L} for the three directions, direction d's
+// power m at index d (2 n_max + 1) + m + n_max.
 class PlaneWaveTable {
  public:
   PlaneWaveTable(double box_length, int n_max)
-      : box_length_(box_length), n_max_(n_max), width_(2 * n_max + 1),
-        cos_(3 * static_cast<std::size_t>(width_)), sin_(cos_.size()) {}
+      : box_length_(box_length), n_max_(n_max), cos_(3 * static_cast<std::size_t>(2 * n_max + 1)),
+        sin_(cos_.size()) {}
+  static int index(int d, int m, int n_max) { return d * (2 * n_max + 1) + m + n_max; }
   void at(const double* r) {
-    for (int d = 0; d < 3; ++d)
-      plane_wave_powers(r[d], box_length_, n_max_, &cos_[d * width_], &sin_[d * width_]);
+    for (int d = 0; d < 3; ++d) {
+      const auto row = static_cast<std::size_t>(index(d, -n_max_, n_max_));
+      plane_wave_powers(r[d], box_length_, n_max_, &cos_[row], &sin_[row]);
+    }
   }
-  // (cos k.r, sin k.r) for wave numbers n.
-  void wave(const std::array<int, 3>& n, double& c, double& s) const {
-    const std::size_t ix = n[0] + n_max_, iy = width_ + n[1] + n_max_, iz = 2 * width_ + n[2] + n_max_;
-    const double cxy = cos_[ix] * cos_[iy] - sin_[ix] * sin_[iy];
-    const double sxy = cos_[ix] * sin_[iy] + sin_[ix] * cos_[iy];
-    c = cxy * cos_[iz] - sxy * sin_[iz];
-    s = cxy * sin_[iz] + sxy * cos_[iz];
+  // (cos k.r, sin k.r) from the powers at indices p.
+  void wave(const std::array<int, 3>& p, double& c, double& s) const {
+    const double* cs = cos_.data();
+    const double* sn = sin_.data();
+    const double cxy = cs[p[0]] * cs[p[1]] - sn[p[0]] * sn[p[1]];
+    const double sxy = cs[p[0]] * sn[p[1]] + sn[p[0]] * cs[p[1]];
+    c = cxy * cs[p[2]] - sxy * sn[p[2]];
+    s = cxy * sn[p[2]] + sxy * cs[p[2]];
   }
 
  private:
   double box_length_;
   int n_max_;
-  int width_;
   std::vector<double> cos_, sin_;
 };
 
@@ -186,6 +190,14 @@ ElectronGasOrbitals::ElectronGasOrbitals(Eigen::Index n_per_spin, double box_len
   wave_numbers_ = gas_wave_numbers(n_per_spin);
   for (const auto& n : wave_numbers_)
     for (int d = 0; d < 3; ++d) n_max_ = std::max(n_max_, std::abs(n[d]));
+  const double unit = kTwoPi / box_length_;
+  for (std::size_t i = 1; i < wave_numbers_.size(); i += 2) {
+    const auto& n = wave_numbers_[i];
+    pair_powers_.push_back({PlaneWaveTable::index(0, n[0], n_max_), PlaneWaveTable::index(1, n[1], n_max_),
+                            PlaneWaveTable::index(2, n[2], n_max_)});
+    const double n2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];  // exact integer
+    pair_k_.push_back({unit * n[0], unit * n[1], unit * n[2], unit * unit * n2});
+  }
 }
 
 Eigen::Vector3d ElectronGasOrbitals::k_vector(Eigen::Index i) const {
@@ -201,18 +213,18 @@ double ElectronGasOrbitals::kinetic_sum() const {
 }
 
 void ElectronGasOrbitals::evaluate_values(const Eigen::Matrix3Xd& positions, Eigen::MatrixXd& values) const {
-  const Eigen::Index n = size();
-  values.resize(n, positions.cols());
+  values.resize(size(), positions.cols());
   PlaneWaveTable table(box_length_, n_max_);
+  const std::size_t pairs = pair_powers_.size();
   for (Eigen::Index m = 0; m < positions.cols(); ++m) {
     table.at(positions.col(m).data());
     double* v = values.col(m).data();
     v[0] = 1.0;
-    for (Eigen::Index i = 1; i < n; i += 2) {
+    for (std::size_t p = 0; p < pairs; ++p) {
       double c, s;
-      table.wave(wave_numbers_[static_cast<std::size_t>(i)], c, s);
-      v[i] = std::numbers::sqrt2 * c;
-      v[i + 1] = std::numbers::sqrt2 * s;
+      table.wave(pair_powers_[p], c, s);
+      v[2 * p + 1] = std::numbers::sqrt2 * c;
+      v[2 * p + 2] = std::numbers::sqrt2 * s;
     }
   }
 }
@@ -223,7 +235,7 @@ void ElectronGasOrbitals::evaluate_vgl(const Eigen::Matrix3Xd& positions, Orbita
   out.gradient.resize(3 * n, positions.cols());
   out.laplacian.resize(n, positions.cols());
   PlaneWaveTable table(box_length_, n_max_);
-  const double unit = kTwoPi / box_length_;
+  const std::size_t pairs = pair_powers_.size();
   for (Eigen::Index m = 0; m < positions.cols(); ++m) {
     table.at(positions.col(m).data());
     double* v = out.value.col(m).data();
@@ -232,21 +244,20 @@ void ElectronGasOrbitals::evaluate_vgl(const Eigen::Matrix3Xd& positions, Orbita
     v[0] = 1.0;
     g[0] = g[1] = g[2] = 0.0;
     lap[0] = 0.0;
-    for (Eigen::Index i = 1; i < n; i += 2) {
-      const auto& q = wave_numbers_[static_cast<std::size_t>(i)];
+    for (std::size_t p = 0; p < pairs; ++p) {
       double c, s;
-      table.wave(q, c, s);
+      table.wave(pair_powers_[p], c, s);
       const double vc = std::numbers::sqrt2 * c, vs = std::numbers::sqrt2 * s;
-      const double k2 = unit * unit * static_cast<double>(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+      const auto& k = pair_k_[p];
+      const std::size_t i = 2 * p + 1;
       v[i] = vc;
       v[i + 1] = vs;
-      for (int d = 0; d < 3; ++d) {
-        const double kd = unit * q[d];
-        g[3 * i + d] = -kd * vs;       // grad sqrt2 cos(k.r) = -k sqrt2 sin(k.r)
-        g[3 * (i + 1) + d] = kd * vc;  // grad sqrt2 sin(k.r) =  k sqrt2 cos(k.r)
+      for (std::size_t d = 0; d < 3; ++d) {
+        g[3 * i + d] = -k[d] * vs;       // grad sqrt2 cos(k.r) = -k sqrt2 sin(k.r)
+        g[3 * (i + 1) + d] = k[d] * vc;  // grad sqrt2 sin(k.r) =  k sqrt2 cos(k.r)
       }
-      lap[i] = -k2 * vc;
-      lap[i + 1] = -k2 * vs;
+      lap[i] = -k[3] * vc;
+      lap[i + 1] = -k[3] * vs;
     }
   }
 }

@@ -66,6 +66,10 @@ class ElectronGasOrbitals final : public OrbitalSet {
   double box_length_;
   int n_max_;
   std::vector<std::array<int, 3>> wave_numbers_;  // per orbital
+  // Per +-n pair (orbitals 2p + 1, 2p + 2): where its three powers lie in the
+  // per-position table (electron_gas.cpp), and k_x, k_y, k_z, |k|^2.
+  std::vector<std::array<int, 3>> pair_powers_;
+  std::vector<std::array<double, 4>> pair_k_;
 };
 
 /// The B-spline box for these orbitals: half_width = L / 2 (the spline
