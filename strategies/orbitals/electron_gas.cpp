@@ -12,17 +12,18 @@
 // |D|^2, the local energy and every physical quantity are the same). The
 // factor sqrt(2) makes the mean square over the cell 1, like the constant.
 //
-// Evaluation. With t_d = x_d / L, e^{ik.r} = prod_d e^{i 2 pi n_d t_d}. Per
+// Evaluation. With t_d = x_d / L reduced to [-1/2, 1/2] (subtracting the
+// nearest integer is exact), e^{ik.r} = prod_d e^{i 2 pi n_d t_d}. Per
 // position and direction the powers e^{i 2 pi m t} for m = 0..n_max are each
 // computed by one sin/cos of 2 pi m t (negative m: the conjugate), not by
-// repeated multiplication, which would accumulate about m eps. The argument
-// 2 pi m t carries a rounding of at most about 2 pi m eps |t|, the same order
-// as the change of the phase caused by rounding x itself (the conditioning of
-// k.x), and sin/cos add at most 1 ulp; one orbital is then the product of
-// three unit complex numbers (2 complex products, a few eps). So a value,
-// scaled by 1/sqrt(2), is within about (2 pi |n|_1 |t|_max + 8) eps of the
-// exact plane wave at the rounded position; gradients carry the factor |k|
-// and the Laplacian is -|k|^2 phi with |k|^2 = (2 pi / L)^2 |n|^2, |n|^2 an
+// repeated multiplication, which would accumulate about m eps. The quotient
+// x / L carries a rounding of |x / L| eps, which the phase multiplies by 2 pi m
+// (the conditioning of k.x: rounding x itself does as much); forming 2 pi m t
+// adds about 2 pi m eps / 2 and sin/cos 1 ulp; one orbital is then the product
+// of three unit complex numbers (2 complex products, a few eps). So a value,
+// scaled by 1/sqrt(2), is within about (2 pi |n|_1 (|x / L|_max + 1) + 8) eps
+// of the exact plane wave at the given position; gradients carry the factor
+// |k| and the Laplacian is -|k|^2 phi with |k|^2 = (2 pi / L)^2 |n|^2, |n|^2 an
 // exact integer, so -1/2 lap phi_i / phi_i = |k_i|^2 / 2 holds to rounding of
 // one product.
 
@@ -97,7 +98,8 @@ void check_box_length(double box_length) {
 // e^{i 2 pi m x / L} for m = -n_max..n_max at index m + n_max, each by its own
 // sin/cos (file comment).
 void plane_wave_powers(double x, double box_length, int n_max, double* cos_m, double* sin_m) {
-  const double t = x / box_length;
+  const double cells = x / box_length;
+  const double t = cells - std::nearbyint(cells);  // exact; |t| <= 1/2 keeps the angles small
   cos_m[n_max] = 1.0;
   sin_m[n_max] = 0.0;
   for (int m = 1; m <= n_max; ++m) {

@@ -13,8 +13,8 @@
 // Preconditions: N per spin a closed shell; L finite and positive. Positions
 // may lie anywhere (the orbitals are periodic).
 // Guarantees: evaluation is const and thread-safe; each power e^{i 2 pi m x/L}
-// is its own sin/cos, so a value's error is about (2 pi |n|_1 + 8) eps,
-// of the order of the rounding of x itself propagated (electron_gas.cpp).
+// is its own sin/cos, so a value's error is about (2 pi |n|_1 (|x/L| + 1) + 8)
+// eps, the order of the rounding of x itself propagated (electron_gas.cpp).
 // Errors: std::invalid_argument with a one-line message; for an open shell it
 // names the nearest closed shells below and above. Model, order and the grid
 // rule with its measured errors: docs/electron-gas.md.

@@ -117,10 +117,10 @@ TEST(ElectronGas, DocumentedOrder) {
 }
 
 // Values against sqrt(2) cos / sin of k.r computed directly, at positions up
-// to 3 cells away. Both sides round the phase 2 pi n.r / L (|phase| <= 2 pi
-// |n|_1 |t|_max, t = x / L): each carries at most about 2 ulp of it, and
-// sin/cos and the products a few eps more, so the difference is within
-// sqrt(2) (4 pi |n|_1 |t|_max + 16) eps.
+// to 3 cells away (|x / L| <= 3). The orbitals are within sqrt(2) (2 pi |n|_1
+// (3 + 1) + 8) eps of the plane wave (electron_gas.cpp); the direct phase
+// k.r (|k.r| <= 2 pi |n|_1 3) carries about 2 pi |n|_1 3 eps, its cos/sin
+// 1 ulp more: together within sqrt(2) (14 pi |n|_1 + 16) eps.
 TEST(ElectronGas, ValuesAreThePlaneWaves) {
   const double box = 3.7;
   const ElectronGasOrbitals gas(123, box);
@@ -138,7 +138,7 @@ TEST(ElectronGas, ValuesAreThePlaneWaves) {
       const bool is_cos = i % 2 == 1;
       const double exact = std::numbers::sqrt2 * (is_cos ? std::cos(phase) : std::sin(phase));
       const double n1 = std::abs(n[0]) + std::abs(n[1]) + std::abs(n[2]);
-      const double tol = std::numbers::sqrt2 * (4.0 * std::numbers::pi * n1 * 3.0 + 16.0) * kEps;
+      const double tol = std::numbers::sqrt2 * (14.0 * std::numbers::pi * n1 + 16.0) * kEps;
       ASSERT_NEAR(v(i, j), exact, tol) << "orbital " << i << " position " << j;
     }
   }
