@@ -92,6 +92,11 @@ EwaldSum::EwaldSum(double box_length, double tolerance, double splitting) : box_
   }
   reciprocal_cutoff_ = 2.0 * alpha_ * std::sqrt(std::log(1.0 / tolerance));
   images_ = static_cast<int>(std::ceil(real_cutoff_ / box_length + 0.5)) - 1;
+  // A splitting far from alpha L ~ 10, or an extreme tolerance, makes a sum huge.
+  if (images_ > 16 || reciprocal_cutoff_ * box_length / (2.0 * kPi) > 256.0)
+    throw std::invalid_argument("EwaldSum: tolerance " + std::to_string(tolerance) + " with splitting " +
+                                std::to_string(alpha_) + " needs too many image cells or reciprocal vectors " +
+                                "for the box length " + std::to_string(box_length));
 
   const double volume = box_length * box_length * box_length;
   const double unit = 2.0 * kPi / box_length;
@@ -102,18 +107,21 @@ EwaldSum::EwaldSum(double box_length, double tolerance, double splitting) : box_
   for (int gx = 0; gx <= g_max_; ++gx)
     for (int gy = gx == 0 ? 0 : -g_max_; gy <= g_max_; ++gy) {
       // Half space: gx > 0, or gx = 0 and gy > 0, or gx = gy = 0 and gz > 0.
+      // The gz inside the sphere form one interval.
       Column column{gx, gy, 0, -1, coefficient_.size()};
+      bool empty = true;
       for (int gz = (gx == 0 && gy == 0) ? 1 : -g_max_; gz <= g_max_; ++gz) {
         const double g2 = double(gx * gx + gy * gy + gz * gz);
         if (g2 > g_cut2) continue;
-        if (column.gz_last < column.gz_first) column.gz_first = gz;
+        if (empty) column.gz_first = gz;
+        empty = false;
         column.gz_last = gz;
         const double k2 = unit * unit * g2;
         const double c = 4.0 * kPi / volume * std::exp(-k2 / (4.0 * alpha_ * alpha_)) / k2;
         coefficient_.push_back(c);
         reciprocal_at_origin += 2.0 * c;
       }
-      if (column.gz_last >= column.gz_first) columns_.push_back(column);
+      if (!empty) columns_.push_back(column);
     }
 
   self_images_ = 0.0;

@@ -18,7 +18,9 @@
 // Guarantees: const and thread-safe; the energy does not depend on alpha,
 // the origin or a shift of one electron by L beyond rounding and the
 // tolerance. Errors: std::invalid_argument for a box length that is not
-// finite and positive, a tolerance outside (0, 1e-2], a negative splitting.
+// finite and positive, a tolerance outside (0, 1e-2], a negative splitting,
+// or a tolerance and splitting for which the sums would need more than 16
+// image cells per direction or reciprocal vectors beyond |g| = 256.
 // Derivation and rule: ewald.cpp and docs/electron-gas.md.
 
 #include <Eigen/Core>

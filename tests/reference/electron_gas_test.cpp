@@ -9,10 +9,10 @@
 // 6 + 24 = 30; N = 27 adds the eight (+-1, +-1, +-1): 30 + 24 = 54.
 // Literature: xi L = -2.837297479480620 (simple cubic with background, e.g.
 // Fraser et al., Phys. Rev. B 53, 1814 (1996)). Infinite-gas Hartree-Fock
-// energy per electron: 3/5 k_F^2 / 2 - 3 k_F / (4 pi) (times the spin
-// factors) = 1.104961 / rs^2 - 0.458165 / rs unpolarised, 1.753972 / rs^2 -
-// 0.577252 / rs polarised (e.g. Giuliani and Vignale, Quantum Theory of the
-// Electron Liquid, 2005).
+// energy per electron: (3/10) k_F^2 - 3 k_F / (4 pi) with k_F = (9 pi / 4)^{1/3}
+// / rs unpolarised and 2^{1/3} times that polarised, = 1.104961 / rs^2 -
+// 0.458165 / rs and 1.753972 / rs^2 - 0.577252 / rs (e.g. Giuliani and
+// Vignale, Quantum Theory of the Electron Liquid, 2005).
 
 #include <gtest/gtest.h>
 

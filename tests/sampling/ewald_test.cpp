@@ -172,6 +172,8 @@ TEST(Ewald, BadParametersAreRefused) {
   EXPECT_THROW(EwaldSum(1.0, 0.0), std::invalid_argument);
   EXPECT_THROW(EwaldSum(1.0, 0.5), std::invalid_argument);
   EXPECT_THROW(EwaldSum(1.0, 1e-12, -1.0), std::invalid_argument);
+  EXPECT_THROW(EwaldSum(1.0, 1e-12, 1e-3), std::invalid_argument);  // r_c ~ 5000 L
+  EXPECT_THROW(EwaldSum(1.0, 1e-12, 1e3), std::invalid_argument);   // G_c ~ 1700 (2 pi / L)
   Eigen::Matrix3Xd bad(3, 1);
   bad << 0.0, std::numeric_limits<double>::quiet_NaN(), 0.0;
   EXPECT_THROW(EwaldSum(1.0).energy(bad), std::invalid_argument);
