@@ -77,7 +77,9 @@ class ElectronGasOrbitals final : public OrbitalSet {
 /// n_max the largest |n_d| (shortest wavelength along an axis L / n_max), or
 /// `grid` when it is > 0. Throws std::invalid_argument for an open shell, a
 /// bad box_length or points_per_wavelength, or grid < 0.
+inline constexpr double kGasPointsPerWavelength = 7.5;
 BsplineBox gas_bspline_box(Eigen::Index n_per_spin, double box_length,
-                           double points_per_wavelength = 7.5, Eigen::Index grid = 0);
+                           double points_per_wavelength = kGasPointsPerWavelength,
+                           Eigen::Index grid = 0);
 
 }  // namespace slaterlab

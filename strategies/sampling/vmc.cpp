@@ -39,22 +39,67 @@
 namespace slaterlab {
 namespace {
 
-std::unique_ptr<Walker> make_walker(const VmcConfig& config, const OrbitalSet& orbitals,
-                                    const StrategySpec& strategy, const RandomFactory& random,
-                                    std::uint64_t stream) {
-  auto walker = std::make_unique<Walker>(orbitals, make_updater(strategy.name, strategy.options),
-                                         random(stream), config.omega);
-  walker->set_flush_each_sweep(config.flush_each_sweep);
-  return walker;
+// Spin s > 0 reads stream id stream ^ (s * kSpinStreams): "SPIN" in the high
+// bytes, far from the small ids walkers use.
+constexpr std::uint64_t kSpinStreams = 0x5350494E00000000ULL;
+
+/// The walkers of one configuration, one per spin, sharing the orbital set.
+using SpinWalkers = std::vector<std::unique_ptr<Walker>>;
+
+SpinWalkers make_walkers(const VmcConfig& config, const Hamiltonian& hamiltonian,
+                         const OrbitalSet& orbitals, const StrategySpec& strategy,
+                         const RandomFactory& random, std::uint64_t stream) {
+  SpinWalkers walkers;
+  for (int s = 0; s < config.spins; ++s) {
+    auto w = std::make_unique<Walker>(orbitals, make_updater(strategy.name, strategy.options),
+                                      random(spin_stream(stream, s)), config.omega);
+    w->set_flush_each_sweep(config.flush_each_sweep);
+    w->set_cell(hamiltonian.cell_length());
+    walkers.push_back(std::move(w));
+  }
+  return walkers;
 }
 
-/// Compares one sweep of the subject with its reference. Returns false (and
-/// fills the divergence point) at the first electron whose decision differs;
-/// ratios are compared up to and including that electron, the ones after it
-/// were taken in different configurations (pbp) or no longer matter.
+void place(SpinWalkers& walkers, const VmcConfig& config, const Hamiltonian& hamiltonian) {
+  for (auto& w : walkers) {
+    if (hamiltonian.cell_length() > 0.0) {
+      w->place_uniform(hamiltonian.cell_length());
+    } else {
+      w->place_random(config.initial_width);
+    }
+  }
+}
+
+/// Kinetic energy of every spin's determinant, and the local energy K + V.
+struct LocalEnergy {
+  double kinetic = 0.0;
+  double total = 0.0;
+};
+
+LocalEnergy local_energy(const SpinWalkers& walkers, const Hamiltonian& hamiltonian) {
+  LocalEnergy e;
+  if (walkers.size() == 1) {
+    e.kinetic = walkers[0]->kinetic_energy();
+    e.total = e.kinetic + hamiltonian.potential(walkers[0]->positions());
+    return e;
+  }
+  const Eigen::Index n = walkers[0]->size();
+  Eigen::Matrix3Xd all(3, n * Eigen::Index(walkers.size()));
+  for (std::size_t s = 0; s < walkers.size(); ++s) {
+    e.kinetic += walkers[s]->kinetic_energy();
+    all.middleCols(Eigen::Index(s) * n, n) = walkers[s]->positions();
+  }
+  e.total = e.kinetic + hamiltonian.potential(all);
+  return e;
+}
+
+/// Compares one sweep of the subject with its reference (spin `spin`, whose
+/// electrons are numbered from spin * N in the configuration). Returns false
+/// (and fills the divergence point) at the first electron whose decision
+/// differs; ratios are compared up to and including that electron, the ones
+/// after it were taken in different configurations (pbp) or no longer matter.
 bool same_decisions(const Walker& subject, const Walker& reference, std::int64_t sweep,
-                    Divergence& d) {
-  ++d.lockstep_sweeps;
+                    std::int64_t first_electron, std::int64_t electrons, Divergence& d) {
   const auto& dec = subject.decisions();
   const auto& dec_ref = reference.decisions();
   const auto& rho = subject.ratios();
@@ -68,17 +113,40 @@ bool same_decisions(const Walker& subject, const Walker& reference, std::int64_t
     d.expected_flips += flip;
     if (dec[j] != dec_ref[j]) {
       d.sweep = sweep;
-      d.electron = static_cast<std::int64_t>(j);
-      d.move = sweep * subject.size() + d.electron;
+      d.electron = first_electron + static_cast<std::int64_t>(j);
+      d.move = sweep * electrons + d.electron;
       return false;
     }
   }
   return true;
 }
 
+WalkerCounts total_counts(const SpinWalkers& walkers) {
+  WalkerCounts c;
+  for (const auto& w : walkers) {
+    const WalkerCounts& s = w->counts();
+    c.proposed += s.proposed;
+    c.accepted += s.accepted;
+    c.decision_breakdowns += s.decision_breakdowns;
+    c.apply_breakdowns += s.apply_breakdowns;
+  }
+  return c;
+}
+
 }  // namespace
 
+std::shared_ptr<const Hamiltonian> hamiltonian_of(const VmcConfig& config) {
+  return config.hamiltonian ? config.hamiltonian
+                            : std::make_shared<const HarmonicTrapPotential>(config.omega);
+}
+
+std::uint64_t spin_stream(std::uint64_t stream, int spin) {
+  return stream ^ (std::uint64_t(spin) * kSpinStreams);
+}
+
 void VmcConfig::validate() const {
+  if (spins != 1 && spins != 2)
+    throw std::invalid_argument("vmc: spins must be 1 or 2, got " + std::to_string(spins));
   if (!(std::isfinite(omega) && omega > 0.0))
     throw std::invalid_argument("vmc: omega must be finite and > 0, got " + std::to_string(omega));
   if (walkers < 1) throw std::invalid_argument("vmc: walkers must be >= 1, got " + std::to_string(walkers));
@@ -95,20 +163,22 @@ void VmcConfig::validate() const {
 
 namespace {
 
-/// One walker and its optional lockstep shadow, sweep by sweep.
+/// One walker (a configuration of every spin) and its optional lockstep
+/// shadow, sweep by sweep.
 class WalkerRun {
  public:
   WalkerRun(const VmcConfig& config, std::uint64_t stream, const OrbitalSet& orbitals,
             const StrategySpec& strategy, const RandomFactory& random, const ReferenceSpec* reference,
             WalkerResult& result)
-      : config_(config), result_(result) {
-    walker_ = make_walker(config, orbitals, strategy, random, stream);
+      : config_(config), hamiltonian_(hamiltonian_of(config)), result_(result) {
+    walkers_ = make_walkers(config, *hamiltonian_, orbitals, strategy, random, stream);
     if (reference) {
-      shadow_ = make_walker(config, *reference->orbitals, reference->strategy, random, stream);
+      shadows_ = make_walkers(config, *hamiltonian_, *reference->orbitals, reference->strategy,
+                              random, stream);
       result_.divergence.compared = true;
     }
-    walker_->place_random(config.initial_width);
-    if (shadow_) shadow_->place_random(config.initial_width);
+    place(walkers_, config, *hamiltonian_);
+    place(shadows_, config, *hamiltonian_);
   }
 
   /// Equilibration sweeps, tuning the step if asked; returns the frozen step.
@@ -116,11 +186,11 @@ class WalkerRun {
     double step = config_.step;
     std::optional<StepTuner> tuner;
     if (config_.tune_step) tuner.emplace(config_.step, config_.tuner);
-    WalkerCounts block_start = walker_->counts();
+    WalkerCounts block_start = counts();
     for (std::int64_t s = 0; s < config_.equilibration_sweeps; ++s) {
       sweep(s, step);
       if (tuner && (s + 1) % config_.tuner.block == 0) {
-        const WalkerCounts& now = walker_->counts();
+        const WalkerCounts now = counts();
         step = tuner->update(now.accepted - block_start.accepted, now.proposed - block_start.proposed);
         block_start = now;
       }
@@ -135,39 +205,64 @@ class WalkerRun {
   /// Measured sweeps at a fixed step, E_L after each.
   void measure(double step) {
     result_.energy.reserve(static_cast<std::size_t>(config_.sweeps));
+    result_.kinetic.reserve(static_cast<std::size_t>(config_.sweeps));
     for (std::int64_t s = 0; s < config_.sweeps; ++s) {
       sweep(config_.equilibration_sweeps + s, step);
-      const double e = walker_->local_energy();
-      result_.energy.push_back(e);
-      if (shadow_)
+      const LocalEnergy e = local_energy(walkers_, *hamiltonian_);
+      result_.energy.push_back(e.total);
+      result_.kinetic.push_back(e.kinetic);
+      if (!shadows_.empty())
         result_.divergence.max_energy_difference =
-            std::max(result_.divergence.max_energy_difference, std::abs(e - shadow_->local_energy()));
+            std::max(result_.divergence.max_energy_difference,
+                     std::abs(e.total - local_energy(shadows_, *hamiltonian_).total));
     }
   }
 
-  const Walker& walker() const { return *walker_; }
+  WalkerCounts counts() const { return total_counts(walkers_); }
+  UpdaterCounters counters() const {
+    UpdaterCounters c;
+    for (const auto& w : walkers_) {
+      const UpdaterCounters& s = w->updater().counters();
+      c.breakdowns += s.breakdowns;
+      c.recomputes += s.recomputes;
+      c.flushes += s.flushes;
+      c.splits += s.splits;
+    }
+    return c;
+  }
   std::int64_t current_sweep() const { return current_sweep_; }
 
  private:
-  // One sweep of both; drops the shadow at the first differing decision.
+  // One sweep of every spin of both; drops the shadow at the first differing
+  // decision.
   void sweep(std::int64_t index, double step) {
     current_sweep_ = index;
-    walker_->sweep(config_.scheme, step);
-    if (!shadow_) return;
+    for (auto& w : walkers_) w->sweep(config_.scheme, step);
+    if (shadows_.empty()) return;
     try {
-      shadow_->sweep(config_.scheme, step);
+      for (auto& w : shadows_) w->sweep(config_.scheme, step);
     } catch (const SingularMatrixError& e) {
       result_.divergence.reference_failure = e.what();
-      shadow_.reset();
+      shadows_.clear();
       return;
     }
-    if (!same_decisions(*walker_, *shadow_, index, result_.divergence)) shadow_.reset();
+    ++result_.divergence.lockstep_sweeps;
+    const std::int64_t n = walkers_[0]->size();
+    const std::int64_t electrons = n * std::int64_t(walkers_.size());
+    for (std::size_t s = 0; s < walkers_.size(); ++s) {
+      if (!same_decisions(*walkers_[s], *shadows_[s], index, std::int64_t(s) * n, electrons,
+                          result_.divergence)) {
+        shadows_.clear();
+        return;
+      }
+    }
   }
 
   const VmcConfig& config_;
+  std::shared_ptr<const Hamiltonian> hamiltonian_;
   WalkerResult& result_;
-  std::unique_ptr<Walker> walker_;
-  std::unique_ptr<Walker> shadow_;
+  SpinWalkers walkers_;
+  SpinWalkers shadows_;
   std::int64_t current_sweep_ = -1;
 };
 
@@ -191,7 +286,7 @@ WalkerResult run_walker(const VmcConfig& config, int index, const OrbitalSet& or
   result.step = config.step;
   try {
     result.step = run.equilibrate();
-    measure_start = run.walker().counts();
+    measure_start = run.counts();
     measuring = true;
     run.measure(result.step);
   } catch (const SingularMatrixError& e) {
@@ -199,14 +294,14 @@ WalkerResult run_walker(const VmcConfig& config, int index, const OrbitalSet& or
     result.failure = e.what();
     result.failed_sweep = run.current_sweep();
   }
-  const WalkerCounts& end = run.walker().counts();
+  const WalkerCounts end = run.counts();
   if (measuring) {
     result.proposed = end.proposed - measure_start.proposed;
     result.accepted = end.accepted - measure_start.accepted;
   }
   result.decision_breakdowns = end.decision_breakdowns;
   result.apply_breakdowns = end.apply_breakdowns;
-  result.counters = run.walker().updater().counters();
+  result.counters = run.counters();
   return result;
 }
 

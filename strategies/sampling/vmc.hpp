@@ -18,6 +18,7 @@
 
 #include "slaterlab/strategies/determinant/updater_options.hpp"
 #include "slaterlab/strategies/orbitals/orbital_set.hpp"
+#include "slaterlab/strategies/sampling/hamiltonian.hpp"
 #include "slaterlab/strategies/sampling/random_source.hpp"
 #include "slaterlab/strategies/sampling/scheme.hpp"
 #include "slaterlab/strategies/sampling/step_tuner.hpp"
@@ -36,7 +37,14 @@ using RandomFactory = std::function<std::unique_ptr<RandomSource>(std::uint64_t 
 
 struct VmcConfig {
   Scheme scheme = Scheme::pbp;
-  double omega = 1.0;                      ///< trap frequency w
+  double omega = 1.0;                      ///< trap frequency w (when hamiltonian is null)
+  /// The potential and cell (hamiltonian.hpp); null: the trap of omega.
+  std::shared_ptr<const Hamiltonian> hamiltonian;
+  /// Determinants sampled, one per spin, each of the orbital set's N
+  /// electrons: 1 (spin-polarised) or 2 (up and down, unpolarised). Without
+  /// a Jastrow factor |D_up D_down|^2 factorises, so each spin is an
+  /// independent walker on its own stream; the potential couples them.
+  int spins = 1;
   int walkers = 1;
   std::uint64_t first_stream = 0;          ///< walker w reads stream first_stream + w
   double initial_width = 1.0;              ///< initial positions: width * N(0, 1)
@@ -78,6 +86,7 @@ struct Divergence {
 struct WalkerResult {
   std::uint64_t stream = 0;
   std::vector<double> energy;        ///< E_L after each measured sweep
+  std::vector<double> kinetic;       ///< its kinetic part, -1/2 sum_s trace(A_s^{-1} L_s)
   std::int64_t proposed = 0;         ///< moves proposed in the measured sweeps
   std::int64_t accepted = 0;         ///< moves accepted in the measured sweeps
   double step = 0.0;                 ///< the (frozen) step of the measured sweeps
@@ -103,6 +112,14 @@ struct VmcResult {
   std::string strategy;  ///< strategy label
   std::vector<WalkerResult> walkers;
 };
+
+/// The Hamiltonian a config samples: config.hamiltonian, or the trap of
+/// config.omega.
+std::shared_ptr<const Hamiltonian> hamiltonian_of(const VmcConfig& config);
+
+/// Stream id of spin `spin` of a walker reading stream `stream`: the stream
+/// itself for spin 0, so a polarised run reads what it always read.
+std::uint64_t spin_stream(std::uint64_t stream, int spin);
 
 /// Runs walker `index` (0 <= index < config.walkers) alone, so a caller can
 /// store walkers one by one or run them concurrently (calls for different

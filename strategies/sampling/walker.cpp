@@ -60,12 +60,31 @@ void Walker::place_random(double width) {
   place(r);
 }
 
+void Walker::place_uniform(double cell_length) {
+  if (!(std::isfinite(cell_length) && cell_length > 0.0))
+    throw std::invalid_argument("Walker::place_uniform: the cell length must be finite and > 0");
+  Eigen::Matrix3Xd r(3, size());
+  for (Eigen::Index j = 0; j < size(); ++j)
+    for (int d = 0; d < 3; ++d) r(d, j) = cell_length * (random_->uniform() - 0.5);
+  place(r);
+}
+
+void Walker::set_cell(double cell_length) {
+  if (!(std::isfinite(cell_length) && cell_length >= 0.0))
+    throw std::invalid_argument("Walker::set_cell: the cell length must be finite and >= 0");
+  cell_ = cell_length;
+}
+
 void Walker::require_placed() const {
   if (!placed_) throw std::logic_error("Walker: place() must come first");
 }
 
 void Walker::draw_trial(Eigen::Index j, double step) {
   for (int d = 0; d < 3; ++d) trials_(d, j) = positions_(d, j) + step * random_->normal();
+  // Periodic orbitals take any position, but cos(k.r) of a walker that has
+  // drifted many cells away loses |k.r| eps of accuracy: keep r in the cell.
+  if (cell_ > 0.0)
+    for (int d = 0; d < 3; ++d) trials_(d, j) -= cell_ * std::floor(trials_(d, j) / cell_ + 0.5);
 }
 
 void Walker::draw_all_trials(double step) {
@@ -163,10 +182,14 @@ void Walker::sweep_qs_batched(double step) {
 }
 
 double Walker::local_energy() const {
+  return kinetic_energy() + trap_potential(positions_, omega_);
+}
+
+double Walker::kinetic_energy() const {
   require_placed();
   OrbitalVGL vgl;
   orbitals_->evaluate_vgl(positions_, vgl);
-  return kinetic_energy(updater_->maintained(), vgl.laplacian) + trap_potential(positions_, omega_);
+  return slaterlab::kinetic_energy(updater_->maintained(), vgl.laplacian);
 }
 
 }  // namespace slaterlab

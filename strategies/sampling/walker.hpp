@@ -1,8 +1,11 @@
 #pragma once
 // One VMC walker: N electron positions, an orbital set, a determinant
 // strategy holding the Slater matrix A(i, j) = phi_i(r_j) (electron j owns
-// column j), and its own random stream. Hamiltonian: N non-interacting
-// fermions in the trap V = w^2 r^2 / 2 (the model of docs/vmc.md).
+// column j), and its own random stream. local_energy() is that of N
+// non-interacting fermions in the trap V = w^2 r^2 / 2 (docs/vmc.md);
+// kinetic_energy() alone serves any Hamiltonian (hamiltonian.hpp), which
+// adds its potential over all spins. In a periodic cell (set_cell) every
+// trial position is wrapped into [-L/2, L/2)^3.
 //
 // A sweep gives every electron one Gaussian trial move r_j' = r_j + step g_j
 // and decides it with the Metropolis rule u < |rho|^2 (u uniform in [0, 1),
@@ -11,6 +14,7 @@
 // Variates read, in this order and whatever the decisions (the contract that
 // lets two walkers with equal streams run in lockstep):
 //   place_random:     3N normals, electron 0's x, y, z first.
+//   place_uniform:    3N uniforms, electron 0's x, y, z first.
 //   pbp:              per electron j = 0..N-1: 3 normals (x, y, z), 1 uniform.
 //   qs, qs-batched:   3N normals (electron 0's x, y, z first), then N uniforms.
 // The strategy calls per sweep of each scheme are listed in walker.cpp.
@@ -56,6 +60,13 @@ class Walker {
   /// Starts from positions width * N(0, 1) per coordinate from the walker's
   /// stream (3N normals).
   void place_random(double width);
+  /// Starts from positions uniform in the cube [-L/2, L/2)^3, L =
+  /// cell_length (3N uniforms). Throws std::invalid_argument for an L that
+  /// is not finite and positive.
+  void place_uniform(double cell_length);
+  /// Wraps every trial position into [-L/2, L/2)^3 (L > 0), or not (L = 0).
+  /// Throws std::invalid_argument for a negative or non-finite L.
+  void set_cell(double cell_length);
 
   /// One sweep: every electron gets one trial move. Throws std::logic_error
   /// before place(), std::invalid_argument for a step that is not finite and >= 0.
@@ -64,6 +75,9 @@ class Walker {
   /// E_L = -1/2 trace(A^{-1} L) + sum_j w^2 |r_j|^2 / 2 at the current
   /// positions, A^{-1} from the strategy's maintained state.
   double local_energy() const;
+  /// -1/2 trace(A^{-1} L) at the current positions: the kinetic energy of
+  /// the determinant, from the strategy's maintained state.
+  double kinetic_energy() const;
 
   /// Whether to flush() the strategy after every pbp/qs-batched sweep.
   void set_flush_each_sweep(bool flush) { flush_each_sweep_ = flush; }
@@ -99,6 +113,7 @@ class Walker {
   double omega_;
   bool flush_each_sweep_ = true;
   bool placed_ = false;
+  double cell_ = 0.0;  // periodic cube side; 0: open
 
   Eigen::Matrix3Xd positions_;
   Eigen::Matrix3Xd trials_;    // trial positions of the current sweep

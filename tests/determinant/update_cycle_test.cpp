@@ -181,6 +181,12 @@ TEST(CycleThroughSingular, ShermanMorrisonReportsABreakdownNeverNaN) {
 // double inverse) and for log|det|: at most 0.24 F. Without the guard's
 // decisions on cycles, Woodbury updates that released a near-singular state
 // kept its rounding: up to 23 F (inverse) and 16 F (log|det|).
+// log|det| is a running sum of log|rho| over every update, each carrying up
+// to N eps of rounding of random sign: its error is a random walk of scale
+// N eps sqrt(u) after u updates, and sm's walk can pass near 0 at a state
+// where delayed's does not, so sm's log|det| error is floored at that scale
+// (N eps alone failed at 1.1 F where sm's walk crossed 0 on an AMD EPYC
+// with OpenBLAS's Haswell kernels).
 TEST(PlainCycles, DelayedStaysWithinTheGuardOfSm) {
   using LongMatrix = Eigen::Matrix<long double, Eigen::Dynamic, Eigen::Dynamic>;
   const Index n = 21, rank = 16;
@@ -197,8 +203,10 @@ TEST(PlainCycles, DelayedStaysWithinTheGuardOfSm) {
     auto sm = make_updater("sm", o), delayed = make_updater("delayed", o);
     sm->reset(a);
     delayed->reset(a);
+    double updates = 0;
     for (int c = 0; c < 300; ++c) {
       const Index m = 1 + Index(engine() % std::uint64_t(rank));
+      updates += double(m);
       const Index p = Index(engine() % std::uint64_t(n - m + 1));
       std::vector<ColumnUpdate> cycle;
       for (Index t = 0; t < m; ++t) {
@@ -220,7 +228,8 @@ TEST(PlainCycles, DelayedStaysWithinTheGuardOfSm) {
       };
       SCOPED_TRACE("seed " + std::to_string(seed) + " cycle " + std::to_string(c));
       ASSERT_LE(divergence(*delayed), factor * std::max(divergence(*sm), floor));
-      ASSERT_LE(log_det_error(*delayed), factor * std::max(log_det_error(*sm), floor));
+      ASSERT_LE(log_det_error(*delayed),
+                factor * std::max(log_det_error(*sm), floor * std::sqrt(updates)));
     }
   }
 }

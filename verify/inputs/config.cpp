@@ -17,13 +17,19 @@
 #include <type_traits>
 
 #include "verify/inputs/replay.hpp"
+#include "verify/inputs/workload_registry.hpp"
 #include "slaterlab/strategies/sampling/scheme.hpp"
 #include "slaterlab/strategies/orbitals/cuda/device_orbitals.hpp"
+#include "verify/inputs/strategy_config.hpp"
+#include "verify/inputs/vmc_config.hpp"
 #include "verify/inputs/suggest.hpp"
+#include "verify/inputs/toml_access.hpp"
 #include "verify/store/names.hpp"
 
 namespace slaterlab {
 namespace {
+
+using namespace toml_access;
 
 // ---- keys -----------------------------------------------------------------
 
@@ -39,16 +45,8 @@ const std::vector<std::string> kExperimentKeys = {
     "name",  "workload",       "n",          "moves",          "sweeps", "checkpoint_every",
     "seed",  "acceptance",     "acceptance_rate", "electron_order", "kappa", "mode",
     "delta", "eta",            "chain",          "hold",            "singular", "file",
-    "alpha", "rank",           "shift",          "repeats"};
-const std::vector<std::string> kVmcKeys = {
-    "name",      "n",       "alpha",   "omega",           "orbitals",  "grid",
-    "scheme",    "step",    "target_acceptance", "strategy", "precision", "k",
-    "variant",   "recompute_every", "breakdown", "walkers",   "sweeps",   "equilibration",
-    "seed",      "divergence"};
-const std::set<std::string> kVmcListKeys = {"n", "alpha", "orbitals", "scheme", "grid",
-                                            "step",   "strategy", "precision", "k"};
-const std::vector<std::string> kOrbitalSets = {"analytic", "bspline-double", "bspline-float",
-                                               "bspline-double-cuda", "bspline-float-cuda"};
+    "alpha", "rank",           "shift",          "repeats",  "rs",    "polarised",
+    "orbitals", "grid"};
 const std::vector<std::string> kStrategyKeys = {"name",      "label", "precision", "recompute_every",
                                                 "breakdown", "k",     "variant",   "library",
                                                 "options"};
@@ -56,189 +54,6 @@ const std::vector<std::string> kStrategyKeys = {"name",      "label", "precision
 // (the cartesian product when several are lists).
 const std::set<std::string> kExperimentListKeys = {"n", "kappa", "workload", "mode", "delta"};
 const std::set<std::string> kStrategyListKeys = {"precision", "k", "variant", "recompute_every"};
-
-[[noreturn]] void fail(const std::string& where, const std::string& what) {
-  throw ConfigError(where + ": " + what);
-}
-
-void check_keys(const toml::table& t, const std::vector<std::string>& allowed,
-                const std::string& where) {
-  for (auto&& [key, node] : t) {
-    const std::string k(key.str());
-    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
-      fail(where, "unknown key '" + k + "'" + suggestion_suffix(k, allowed));
-    }
-  }
-}
-
-// ---- typed access ----------------------------------------------------------
-
-std::string type_name(const toml::node& n) {
-  switch (n.type()) {
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a number";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::array: return "a list";
-    case toml::node_type::table: return "a table";
-    default: return "a date/time";
-  }
-}
-
-/// Counts of moves and sweeps are at most 2^53, the largest integer a double
-/// holds exactly: the plan, the rates and the statistics count in doubles, and
-/// no run could do that many moves anyway.
-constexpr std::int64_t kMaxCount = std::int64_t(1) << 53;
-/// An N x N matrix of doubles must be addressable: 8 N^2 < 2^63.
-constexpr std::int64_t kMaxN = (std::int64_t(1) << 30) - 1;
-/// A B-spline grid's point count grid^3 must be a 64-bit index: grid < 2^21.
-constexpr std::int64_t kMaxGrid = (std::int64_t(1) << 21) - 1;
-
-/// The closed range an integer key may take; by default all of the type it
-/// is stored in, so that no value is cut.
-struct IntRange {
-  std::int64_t lo = std::numeric_limits<std::int64_t>::min();
-  std::int64_t hi = std::numeric_limits<std::int64_t>::max();
-};
-
-/// Reads an integer key (the one reader of every integer key): a value
-/// outside `range` or outside what T holds is refused, naming the key.
-template <class T>
-T get_int(const toml::table& t, const std::string& key, T fallback, const std::string& where,
-          IntRange range = {}) {
-  static_assert(std::is_integral_v<T> && sizeof(T) <= sizeof(std::int64_t));
-  const toml::node* n = t.get(key);
-  if (!n) return fallback;
-  const auto v = n->value_exact<std::int64_t>();
-  if (!v) fail(where, "'" + key + "' must be an integer, got " + type_name(*n));
-  if constexpr (std::is_signed_v<T>) {
-    range.lo = std::max<std::int64_t>(range.lo, std::numeric_limits<T>::min());
-    range.hi = std::min<std::int64_t>(range.hi, std::numeric_limits<T>::max());
-  } else {
-    range.lo = std::max<std::int64_t>(range.lo, 0);
-    if constexpr (sizeof(T) < sizeof(std::int64_t)) {
-      range.hi = std::min<std::int64_t>(range.hi, std::int64_t(std::numeric_limits<T>::max()));
-    }
-  }
-  if (*v < range.lo || *v > range.hi) {
-    fail(where, fmt::format("'{}' must be an integer in [{}, {}], got {}", key, range.lo, range.hi,
-                            *v));
-  }
-  return T(*v);
-}
-
-/// A seed is any 64-bit pattern: TOML's signed integers stand for the
-/// unsigned seeds bit for bit (the resolved form writes them that way).
-std::uint64_t get_seed(const toml::table& t, const std::string& key, std::uint64_t fallback,
-                       const std::string& where) {
-  return std::uint64_t(get_int<std::int64_t>(t, key, std::int64_t(fallback), where));
-}
-
-/// The product of `factors` as a count of moves, refused (naming `what`)
-/// above kMaxCount.
-std::int64_t checked_count(std::initializer_list<std::int64_t> factors, const std::string& where,
-                           const std::string& what) {
-  std::int64_t product = 1;
-  for (const std::int64_t f : factors) {
-    if (__builtin_mul_overflow(product, f, &product) || product > kMaxCount) {
-      fail(where, fmt::format("{} is more than 2^53 = {} moves", what, kMaxCount));
-    }
-  }
-  return product;
-}
-
-/// The range a floating-point key may take. Every number must be finite:
-/// no key means anything at infinity or NaN.
-struct NumberRange {
-  double lo = -std::numeric_limits<double>::infinity();
-  double hi = std::numeric_limits<double>::infinity();
-  bool lo_open = false;
-  bool hi_open = false;
-
-  bool contains(double x) const {
-    return std::isfinite(x) && (lo_open ? x > lo : x >= lo) && (hi_open ? x < hi : x <= hi);
-  }
-  std::string text() const {
-    if (std::isfinite(lo) && std::isfinite(hi)) {
-      return fmt::format("a number in {}{}, {}{}", lo_open ? "(" : "[", number(lo), number(hi),
-                         hi_open ? ")" : "]");
-    }
-    if (std::isfinite(lo)) {
-      return fmt::format("a finite number {} {}", lo_open ? ">" : ">=", number(lo));
-    }
-    if (std::isfinite(hi)) {
-      return fmt::format("a finite number {} {}", hi_open ? "<" : "<=", number(hi));
-    }
-    return "a finite number";
-  }
-  static std::string number(double x) { return fmt::format("{:g}", x); }
-};
-constexpr NumberRange kAnyNumber{};
-constexpr NumberRange kPositive{0.0, std::numeric_limits<double>::infinity(), true, false};
-constexpr NumberRange kNonNegative{0.0, std::numeric_limits<double>::infinity(), false, false};
-constexpr NumberRange kUnitInterval{0.0, 1.0, false, false};
-
-/// Reads a floating-point key (an integer is taken as its value), refusing a
-/// value outside `range`, infinities and NaN, naming the key.
-double get_double(const toml::table& t, const std::string& key, double fallback,
-                  const std::string& where, const NumberRange& range = kAnyNumber) {
-  const toml::node* n = t.get(key);
-  if (!n) return fallback;
-  if (!n->is_integer() && !n->is_floating_point()) {
-    fail(where, "'" + key + "' must be a number, got " + type_name(*n));
-  }
-  const double x = *n->value<double>();
-  if (!range.contains(x)) {
-    fail(where, fmt::format("'{}' must be {}, got {}", key, range.text(), NumberRange::number(x)));
-  }
-  return x;
-}
-
-bool get_bool(const toml::table& t, const std::string& key, bool fallback,
-              const std::string& where) {
-  const toml::node* n = t.get(key);
-  if (!n) return fallback;
-  if (auto v = n->value_exact<bool>()) return *v;
-  fail(where, "'" + key + "' must be true or false, got " + type_name(*n));
-}
-
-std::string get_string(const toml::table& t, const std::string& key, const std::string& fallback,
-                       const std::string& where) {
-  const toml::node* n = t.get(key);
-  if (!n) return fallback;
-  if (auto v = n->value_exact<std::string>()) return *v;
-  fail(where, "'" + key + "' must be a string, got " + type_name(*n));
-}
-
-/// `text` with control characters written as \xNN, for a one-line message.
-std::string printable(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    out += u < 0x20 || u == 0x7f ? fmt::format("\\x{:02x}", u) : std::string(1, c);
-  }
-  return out;
-}
-
-/// Reads the name of an experiment, a VMC run or a strategy: it names an
-/// HDF5 group in the results file, so it must be a name the store can
-/// create, and it is printed in one-line messages and tables.
-std::string get_name(const toml::table& t, const std::string& key, const std::string& fallback,
-                     const std::string& where) {
-  const std::string name = get_string(t, key, fallback, where);
-  if (const auto why = group_name_problem(name)) {
-    fail(where, fmt::format("'{}' = \"{}\" {}", key, printable(name), *why));
-  }
-  return name;
-}
-
-const toml::table* get_table(const toml::table& root, const std::string& key,
-                             const std::string& source) {
-  const toml::node* n = root.get(key);
-  if (!n) return nullptr;
-  if (!n->is_table()) fail(source, "'" + key + "' must be a table ([" + key + "])");
-  return n->as_table();
-}
 
 // ---- input bounds ----------------------------------------------------------
 
@@ -327,57 +142,6 @@ void check_input_bounds(const std::string& text, const std::string& source) {
 
 // ---- list expansion --------------------------------------------------------
 
-/// An entry's lists expand to at most this many experiments, VMC runs or
-/// strategies: far beyond any study (each is a group of the results file),
-/// and a bound on the memory the expansion itself takes.
-constexpr std::size_t kMaxExpansion = 100000;
-/// Repeats of one experiment entry (each a group of the results file).
-constexpr std::int64_t kMaxRepeats = 1000;
-
-/// Expands every list-valued key in `keys` into one table per combination.
-std::vector<toml::table> expand(const toml::table& entry, const std::set<std::string>& keys,
-                                const std::string& where) {
-  std::size_t combinations = 1;
-  for (const auto& key : keys) {
-    const toml::node* n = entry.get(key);
-    if (!n || !n->is_array()) continue;
-    if (n->as_array()->empty()) fail(where, "'" + key + "' is an empty list");
-    if (__builtin_mul_overflow(combinations, n->as_array()->size(), &combinations) ||
-        combinations > kMaxExpansion) {
-      fail(where, fmt::format("the lists expand to more than {} entries", kMaxExpansion));
-    }
-  }
-  std::vector<toml::table> out{entry};
-  for (const auto& key : keys) {
-    const toml::node* n = entry.get(key);
-    if (!n || !n->is_array()) continue;
-    std::vector<toml::table> next;
-    for (const auto& partial : out) {
-      for (const auto& element : *n->as_array()) {
-        toml::table t = partial;
-        t.insert_or_assign(key, element);
-        next.push_back(std::move(t));
-      }
-    }
-    out = std::move(next);
-  }
-  return out;
-}
-
-std::vector<toml::table> entries(const toml::table& root, const std::string& key,
-                                 const std::string& source) {
-  std::vector<toml::table> out;
-  const toml::node* n = root.get(key);
-  if (!n) return out;
-  const toml::array* array = n->as_array();
-  if (array && array->empty()) return out;  // e.g. the resolved form of a study without them
-  if (!array || !array->is_array_of_tables()) {
-    fail(source, "'" + key + "' must be an array of tables ([[" + key + "]])");
-  }
-  for (const auto& element : *array) out.push_back(*element.as_table());
-  return out;
-}
-
 // ---- overrides -------------------------------------------------------------
 
 toml::node_view<toml::node> parse_value_holder(toml::table& holder, const std::string& value) {
@@ -425,15 +189,6 @@ void apply_override(toml::table& root, const std::string& assignment) {
 
 // ---- sections --------------------------------------------------------------
 
-std::uint64_t mix_seed(std::uint64_t seed, const std::string& name) {
-  // FNV-1a of the name, folded into the study seed: an experiment keeps its
-  // stream when others are added or reordered.
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
-  return seed ^ (h + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2));
-}
-
-std::string number_text(double x) { return fmt::format("{:g}", x); }
 
 /// workload = "replay": sets w.file (a relative path is taken relative to the
 /// experiment file's directory, stored absolute) and reads N and M from it.
@@ -483,9 +238,17 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
   w.rank = get_int<Eigen::Index>(t, "rank", w.rank, where, {1, kMaxN});
   w.shift = get_double(t, "shift", w.shift, where, NumberRange{0.0, 1.0});
   w.singular = get_bool(t, "singular", w.singular, where);
+  w.rs = get_double(t, "rs", w.rs, where);
+  w.polarised = get_bool(t, "polarised", w.polarised, where);
+  w.orbitals = get_string(t, "orbitals", w.orbitals, where);
+  w.grid = get_int<Eigen::Index>(t, "grid", w.grid, where, {0, kMaxGrid});
+  // A gas walk's natural step is the Wigner-Seitz radius, not small-step's delta.
+  if (w.kind == "electron-gas" && !t.contains("delta")) w.delta = w.rs;
 
   std::string default_name = fmt::format("{}-n{}", w.kind, n);
   if (w.kind == "randsvd" || w.kind == "randsvd-step") default_name += "-kappa" + number_text(w.kappa);
+  if (w.kind == "electron-gas")
+    default_name += "-rs" + number_text(w.rs) + (w.orbitals == "analytic" ? "" : "-" + w.orbitals);
   e.name = get_name(t, "name", default_name, where);
   if (repeat > 0) e.name += fmt::format("-r{}", repeat);
 
@@ -532,123 +295,7 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
   return e;
 }
 
-/// `library` (relative to the study file) and `options` (a table of
-/// scalars, passed through as text) of a strategy that loads a library.
-void parse_library(const toml::table& t, const std::string& name, const std::string& source,
-                   UpdaterOptions& o, const std::string& where) {
-  const bool loads = strategy_traits(name).loads_library;
-  if (!loads) {
-    for (const char* key : {"library", "options"})
-      if (t.contains(key)) fail(where, fmt::format("'{}' applies only to external kernels", key));
-    return;
-  }
-  std::filesystem::path library = get_string(t, "library", "", where);
-  if (library.empty()) fail(where, "missing 'library' (the kernel's shared library)");
-  if (library.is_relative()) library = std::filesystem::path(source).parent_path() / library;
-  o.library = library.lexically_normal().string();
-  const toml::node* options = t.get("options");
-  if (!options) return;
-  if (!options->is_table()) fail(where, "'options' must be a table of key = value");
-  for (auto&& [key, value] : *options->as_table()) {
-    const std::string k(key.str());
-    if (value.is_string()) {
-      o.kernel_options.emplace_back(k, value.value<std::string>().value_or(""));
-    } else if (value.is_table() || value.is_array()) {
-      fail(where, fmt::format("'options.{}' must be a number, a string or a boolean", k));
-    } else {
-      std::ostringstream text;
-      value.visit([&](auto&& scalar) { text << scalar; });
-      o.kernel_options.emplace_back(k, text.str());
-    }
-  }
-}
 
-StrategyConfig parse_strategy(const toml::table& t, const std::string& source,
-                              const std::string& where) {
-  StrategyConfig s;
-  s.name = get_string(t, "name", "", where);
-  if (s.name.empty()) fail(where, "missing 'name' (one of the strategies)");
-  if (const auto why = strategy_unavailable(s.name)) fail(where, *why);
-  const auto known = known_strategies();
-  if (std::find(known.begin(), known.end(), s.name) == known.end()) {
-    fail(where, "unknown strategy '" + s.name + "'" + suggestion_suffix(s.name, known));
-  }
-  UpdaterOptions& o = s.options;
-  try {
-    o.precision = parse_precision(get_string(t, "precision", "double", where));
-  } catch (const std::invalid_argument& error) {
-    fail(where, error.what());
-  }
-  parse_library(t, s.name, source, o, where);
-  o.recompute_every = get_int<int>(t, "recompute_every", o.recompute_every, where, {0});
-  double default_breakdown = 0;
-  try {
-    default_breakdown = strategy_traits(s.name, o).default_breakdown;
-  } catch (const std::invalid_argument& error) {
-    fail(where, error.what());
-  }
-  o.breakdown = get_double(t, "breakdown", default_breakdown, where, kNonNegative);
-  o.k = get_int<int>(t, "k", o.k, where, {1});
-  o.variant = get_string(t, "variant", o.variant, where);
-  std::string default_label;
-  try {
-    default_label = make_updater(s.name, o)->label();
-  } catch (const std::invalid_argument& error) {
-    fail(where, error.what());
-  }
-  s.label = get_name(t, "label", default_label, where);
-  return s;
-}
-
-VmcRunConfig parse_vmc(const toml::table& t, const StudyConfig& study, const std::string& where) {
-  VmcRunConfig v;
-  if (!t.contains("n")) fail(where, "missing 'n' (electrons)");
-  const auto n = get_int<std::int64_t>(t, "n", 0, where, {1, kMaxN});
-  v.n = n;
-  v.alpha = get_double(t, "alpha", v.alpha, where, kPositive);
-  v.omega = get_double(t, "omega", v.omega, where, kPositive);
-  v.orbitals = get_string(t, "orbitals", v.orbitals, where);
-  if (std::find(kOrbitalSets.begin(), kOrbitalSets.end(), v.orbitals) == kOrbitalSets.end()) {
-    fail(where, "unknown orbitals '" + v.orbitals + "'" + suggestion_suffix(v.orbitals, kOrbitalSets));
-  }
-  if (const auto why = orbital_set_unavailable(v.orbitals)) fail(where, *why);
-  // The table has grid^3 x n entries: a grid whose cube overflows is refused
-  // here, a large one by the plan (memory).
-  v.grid = get_int<Eigen::Index>(t, "grid", 0, where, {0, kMaxGrid});
-  if (v.grid != 0 && v.grid < 4) fail(where, "'grid' must be 0 (default rule) or >= 4");
-  v.scheme = get_string(t, "scheme", v.scheme, where);
-  const auto schemes = known_schemes();
-  if (std::find(schemes.begin(), schemes.end(), v.scheme) == schemes.end()) {
-    fail(where, "unknown scheme '" + v.scheme + "'" + suggestion_suffix(v.scheme, schemes));
-  }
-  v.step = get_double(t, "step", v.step, where, kPositive);
-  // 0: a fixed step; a target of 1 would grow the step for ever.
-  v.target_acceptance = get_double(t, "target_acceptance", v.target_acceptance, where,
-                                   NumberRange{0.0, 1.0, false, true});
-  v.walkers = get_int<int>(t, "walkers", v.walkers, where, {1});
-  v.sweeps = get_int<std::int64_t>(t, "sweeps", v.sweeps, where, {1, kMaxCount});
-  v.equilibration =
-      get_int<std::int64_t>(t, "equilibration", v.equilibration, where, {0, kMaxCount});
-  // Every walker moves each of its n electrons once per sweep.
-  const std::int64_t sweeps = v.sweeps + v.equilibration;  // <= 2^54: no overflow
-  checked_count({sweeps, v.walkers, n}, where,
-                fmt::format("'sweeps' + 'equilibration' = {} sweeps of 'walkers' = {} walkers of "
-                            "n = {} electrons",
-                            sweeps, v.walkers, n));
-  v.divergence = get_bool(t, "divergence", v.divergence, where);
-  toml::table strategy{{"name", get_string(t, "strategy", baseline_strategy(), where)}};
-  for (const char* key : {"precision", "k", "variant", "recompute_every", "breakdown"}) {
-    if (const toml::node* node = t.get(key)) strategy.insert(key, *node);
-  }
-  v.strategy = parse_strategy(strategy, "", where);  // a VMC strategy loads no library
-  std::string default_name = fmt::format("{}-{}{}-{}-n{}-alpha{}-step{}", v.scheme, v.orbitals,
-                                         v.grid ? fmt::format("-grid{}", v.grid) : "",
-                                         v.strategy.label, n, number_text(v.alpha),
-                                         number_text(v.step));
-  v.name = get_name(t, "name", default_name, where);
-  v.seed = get_seed(t, "seed", mix_seed(study.seed, v.name), where);
-  return v;
-}
 
 void parse_reference(const toml::table* t, ReferenceConfig& r, const std::string& source) {
   if (!t) return;
@@ -713,6 +360,12 @@ toml::table resolved(const StudyConfig& s) {
         {"kappa", w.kappa}, {"mode", w.mode}, {"delta", w.delta}, {"eta", w.eta},
         {"chain", std::int64_t(w.chain)}, {"hold", std::int64_t(w.hold)}, {"alpha", w.alpha},
         {"rank", std::int64_t(w.rank)}, {"shift", w.shift}, {"singular", w.singular}};
+    if (w.kind == "electron-gas") {
+      entry.insert("rs", w.rs);
+      entry.insert("polarised", w.polarised);
+      entry.insert("orbitals", w.orbitals);
+      entry.insert("grid", std::int64_t(w.grid));
+    }
     if (!w.file.empty()) entry.insert("file", w.file);
     experiments.push_back(std::move(entry));
   }
@@ -733,18 +386,7 @@ toml::table resolved(const StudyConfig& s) {
     strategies.push_back(std::move(entry));
   }
   toml::array vmc;
-  for (const auto& v : s.vmc) {
-    const UpdaterOptions& o = v.strategy.options;
-    vmc.push_back(toml::table{
-        {"name", v.name}, {"n", std::int64_t(v.n)}, {"alpha", v.alpha}, {"omega", v.omega},
-        {"orbitals", v.orbitals}, {"grid", std::int64_t(v.grid)}, {"scheme", v.scheme},
-        {"step", v.step}, {"target_acceptance", v.target_acceptance},
-        {"strategy", v.strategy.name}, {"precision", std::string(to_string(o.precision))},
-        {"k", std::int64_t(o.k)}, {"variant", o.variant},
-        {"recompute_every", std::int64_t(o.recompute_every)}, {"breakdown", o.breakdown},
-        {"walkers", v.walkers}, {"sweeps", v.sweeps}, {"equilibration", v.equilibration},
-        {"seed", std::int64_t(v.seed)}, {"divergence", v.divergence}});
-  }
+  for (const auto& v : s.vmc) vmc.push_back(resolved_vmc(v));
   toml::array precisions;
   for (const auto& p : s.checks.precisions) precisions.push_back(p);
   toml::table checks{{"sign_agreement", s.checks.sign_agreement},
@@ -770,6 +412,8 @@ toml::table resolved(const StudyConfig& s) {
 }
 
 }  // namespace
+
+
 
 StudyConfig parse_study(const std::string& toml_text, const std::string& source,
                         const std::vector<std::string>& overrides) {
@@ -801,7 +445,7 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
     const std::string where = fmt::format("{}: vmc[{}]", source, i);
     check_keys(vmc_entries[i], kVmcKeys, where);
     for (const auto& t : expand(vmc_entries[i], kVmcListKeys, where)) {
-      study.vmc.push_back(parse_vmc(t, study, where));
+      study.vmc.push_back(parse_vmc(t, study.seed, where));
     }
   }
   const auto experiment_entries = entries(root, "experiment", source);
@@ -890,18 +534,5 @@ StudyConfig load_study(const std::string& path, const std::vector<std::string>& 
   return parse_study(buffer.str(), path, overrides);
 }
 
-VmcConfig sampler_config(const VmcRunConfig& v) {
-  VmcConfig c;
-  c.scheme = parse_scheme(v.scheme);
-  c.omega = v.omega;
-  c.walkers = v.walkers;
-  c.initial_width = 1.0 / std::sqrt(v.alpha);
-  c.equilibration_sweeps = v.equilibration;
-  c.sweeps = v.sweeps;
-  c.step = v.step;
-  c.tune_step = v.target_acceptance > 0;
-  if (c.tune_step) c.tuner.target = v.target_acceptance;
-  return c;
-}
 
 }  // namespace slaterlab

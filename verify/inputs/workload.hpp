@@ -20,6 +20,7 @@
 //   the seed. Errors: make_workload's std::invalid_argument (below).
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -81,6 +82,10 @@ struct WorkloadSpec {
   Eigen::Index chain = 2;               // adversarial: columns collapsed per cycle, >= 1
   Eigen::Index hold = 2;                // adversarial: moves made while collapsed, >= 0
   double alpha = 1.0;                   // slater: frequency of the HO orbitals, finite, > 0
+  double rs = 1.0;                      // electron-gas: Wigner-Seitz radius, finite, > 0
+  bool polarised = false;               // electron-gas: one spin (cell of n electrons) or two (2n)
+  std::string orbitals = "analytic";    // electron-gas: analytic, bspline-double or bspline-float
+  Eigen::Index grid = 0;                // electron-gas: B-spline points per dimension, 0 = the rule's
   bool singular = false;                // exactly singular initial matrix
   std::string file;                     // replay: the HDF5 file (verify/inputs/replay.hpp)
   std::int64_t replay_moves = -1;       // replay: moves the run uses, read from the file's
@@ -89,18 +94,21 @@ struct WorkloadSpec {
   double shift = 0.5;                   // excitation-cycles: fraction of shifting cycles, [0, 1]
 };
 
-/// Builds the workload. Throws std::invalid_argument with a one-line message
-/// naming the bad value (an unknown kind lists the valid ones). Adversarial
-/// needs n >= chain + 1, and n >= chain + 2 when hold > 0.
-std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec);
+/// Builds a workload of a registered kind from a validated spec.
+using WorkloadFactory = std::function<std::unique_ptr<Workload>(const WorkloadSpec&)>;
 
-/// The valid `kind` values, in a stable order: the kinds generated from a
-/// seed. "replay", which reads its file, is valid too and not listed here.
-std::vector<std::string> known_workloads();
+/// A workload kind: its name, its factory, and whether it makes update
+/// cycles (next_cycle) rather than single moves.
+struct WorkloadKind {
+  std::string name;
+  WorkloadFactory make;
+  bool cycles = false;
+};
 
-/// The valid `kind` values of workloads that make update cycles
-/// (next_cycle), generated from a seed.
-std::vector<std::string> known_cycle_workloads();
+/// Checks every field a kind may use (ranges, names), whatever the kind, so
+/// a spec never carries a value that means nothing. Throws
+/// std::invalid_argument with a one-line message naming the bad value.
+void validate_workload_fields(const WorkloadSpec& spec);
 
 /// The valid randsvd `mode` values, in a stable order.
 std::vector<std::string> known_randsvd_modes();

@@ -55,7 +55,7 @@ const std::vector<std::string_view> kCycleHeaders = {
     "cycle breakdowns", "singular restarts", "checkpoints with det = 0"};
 const std::vector<std::string_view> kVmcHeaders = {
     "run", "orbitals", "scheme", "strategy", "N", "step", "acceptance",
-    "E", "E exact", "z exact", "z ref", "detectable bias", "variance", "tau",
+    "E", "K", "V", "E exact", "z exact", "z ref", "detectable bias", "variance", "tau",
     "divergence sweep", "diverged"};
 const std::vector<std::string_view> kOrbitalHeaders = {
     "orbitals", "N", "grid",
@@ -137,6 +137,9 @@ TableData vmc_table(const ResultsFile& results) {
                              {i.strategy, false}, integer(i.n), fixed(s.final_step, 3),
                              fixed(s.acceptance, 3),
                              {format_mean_error(s.energy, s.error), std::isnan(s.energy)},
+                             {format_mean_error(s.kinetic, s.kinetic_error), std::isnan(s.kinetic)},
+                             {format_mean_error(s.potential, s.potential_error),
+                              std::isnan(s.potential)},
                              {fmt::format("{:.10g}", s.exact_energy), false}, fixed(s.z_exact, 2),
                              fixed(s.z_reference, 2), number(s.detectable_bias_exact),
                              number(s.variance), fixed(s.tau, 2),

@@ -178,6 +178,7 @@ template <class Io, class Walker>
 void walker_fields(Io& io, Walker& r) {
   io.field(r.stream);
   io.field(r.energy);
+  io.field(r.kinetic);
   io.field(r.proposed);
   io.field(r.accepted);
   io.field(r.step);

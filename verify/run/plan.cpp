@@ -52,7 +52,8 @@
 
 #include "slaterlab/reference/lockstep_reference.hpp"
 #include "slaterlab/strategies/orbitals/bspline.hpp"
-#include "verify/inputs/workload.hpp"
+#include "slaterlab/strategies/orbitals/electron_gas.hpp"
+#include "verify/inputs/workload_registry.hpp"
 #include "verify/run/vmc_study.hpp"
 
 namespace slaterlab {
@@ -78,6 +79,9 @@ constexpr double kMpFactorSeconds100 = 1.5e-7;  // x N^3
 constexpr double kMpUpdateSeconds = 1.3e-7;     // x N^2 per move
 constexpr double kCertifySeconds128 = 2.7e-8;   // x N^3 per certification
 constexpr double kFlopsPerSecond = 2e9;
+// One pair of the Ewald sum's real-space part (an erfc and a minimum image):
+// x N_total^2 per measured sweep (docs/electron-gas.md).
+constexpr double kEwaldPairSeconds = 2e-8;
 // A double rank-1 update per proposal, x N^2 (sm-double's time column,
 // gaussian, one sweep: 3.7e-10 at N = 1024, 5.0e-10 at 2048), and how much
 // less a windowed strategy spends (delayed-64-double: 3 to 5.3x less).
@@ -183,22 +187,32 @@ std::pair<std::string, double> spline_table(const VmcRunConfig& v) {
   if (v.orbitals == "analytic") return {"", 0.0};
   BsplineBoxRule rule;
   rule.grid = v.grid;
-  const Eigen::Index grid = ho_bspline_box(v.n, v.alpha, rule).grid;
+  const Eigen::Index grid = v.electron_gas() ? gas_bspline_box(v.n, v.cell_length(), kGasPointsPerWavelength, v.grid).grid
+                                             : ho_bspline_box(v.n, v.alpha, rule).grid;
   // A CUDA set ("-cuda") is built on the host first, as its CPU set.
   const bool single = v.orbitals.rfind("bspline-float", 0) == 0;
   const double bytes = single ? bspline_build_bytes<float>(grid, v.n)
                                                      : bspline_build_bytes<double>(grid, v.n);
-  return {fmt::format("{}/{}/{:.17g}/{}", v.orbitals, v.n, v.alpha, grid), bytes};
+  return {fmt::format("{}/{}/{}/{:.17g}/{:.17g}/{}", v.system, v.orbitals, v.n, v.alpha,
+                      v.cell_length(), grid),
+          bytes};
 }
 
 PlanItem plan_vmc(const VmcRunConfig& v) {
   const double n = double(v.n);
+  const double spins = double(v.spins());  // one determinant per spin
   PlanItem item{"vmc", v.name, std::int64_t(v.n),
                 (v.sweeps + v.equilibration) * std::int64_t(v.walkers), {v.strategy.label}, 0, 0};
   const double twins = v.divergence ? 2.0 : 1.0;  // the analytic sm-double shadow
-  item.bytes = double(v.walkers) * twins * (strategy_bytes(v.strategy, n) + 8 * n * n) +
-               double(v.walkers) * double(v.sweeps) * 8;  // the energy series
-  item.seconds = twins * double(item.moves) * n * n * n / kFlopsPerSecond;
+  item.bytes = double(v.walkers) * twins * spins * (strategy_bytes(v.strategy, n) + 8 * n * n) +
+               double(v.walkers) * double(v.sweeps) * 16;  // the energy and kinetic series
+  item.seconds = twins * spins * double(item.moves) * n * n * n / kFlopsPerSecond;
+  // The Ewald energy once per measured sweep: its real-space pairs dominate.
+  if (v.electron_gas() && v.interacting) {
+    const double electrons = n * spins;
+    item.seconds += twins * double(v.walkers) * double(v.sweeps) * kEwaldPairSeconds *
+                    electrons * electrons;
+  }
   return item;
 }
 

@@ -9,10 +9,15 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
 
+#include "slaterlab/reference/electron_gas.hpp"
 #include "slaterlab/reference/harmonic_trap.hpp"
 #include "slaterlab/strategies/orbitals/bspline.hpp"
 #include "slaterlab/strategies/orbitals/cuda/device_orbitals.hpp"
+#include "slaterlab/strategies/orbitals/electron_gas.hpp"
 #include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
 #include "slaterlab/strategies/orbitals/orbital_accuracy.hpp"
 #include "slaterlab/strategies/sampling/random_source.hpp"
@@ -24,6 +29,22 @@ namespace slaterlab {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// The exact energy of a run and its kinetic part: for the trap E(alpha)
+/// and alpha S / 2 (the trial orbitals' own virial), for the gas the
+/// Hartree-Fock energy of the plane-wave determinants (docs/electron-gas.md).
+struct ExactEnergy {
+  double total = kNaN;
+  double kinetic = kNaN;
+};
+
+ExactEnergy exact_energy_of(const VmcRunConfig& v) {
+  if (!v.electron_gas())
+    return {reference::exact_energy(v.n, v.alpha, v.omega),
+            0.5 * v.alpha * reference::trap_energy_sum(v.n)};
+  const auto e = reference::hartree_fock_energy(v.n, v.polarised ? 0 : v.n, v.rs);
+  return {v.interacting ? e.total : e.kinetic, e.kinetic};
+}
 
 bool is_reference_like(const VmcRunConfig& v) {
   return v.orbitals == "analytic" && v.scheme == "pbp" &&
@@ -39,43 +60,60 @@ Eigen::Index grid_of(const OrbitalSet& set) {
   return 0;
 }
 
-/// Orbital sets built once per (kind, n, alpha, grid) and shared by runs.
+/// Orbital sets built once per system, kind, size and grid, and shared by runs.
 class OrbitalCache {
  public:
-  const OrbitalSet& get(const std::string& kind, Eigen::Index n, double alpha, Eigen::Index grid) {
-    const std::string key = fmt::format("{}/{}/{:.17g}/{}", kind, n, alpha, grid);
+  const OrbitalSet& get(const VmcRunConfig& v, const std::string& kind) {
+    const std::string key =
+        fmt::format("{}/{}/{}/{:.17g}/{:.17g}/{}", v.system, kind, v.n, v.alpha, v.cell_length(),
+                    kind == "analytic" ? 0 : v.grid);
     auto it = sets_.find(key);
-    if (it == sets_.end()) it = sets_.emplace(key, build(kind, n, alpha, grid)).first;
+    if (it == sets_.end()) it = sets_.emplace(key, build(v, kind)).first;
     return *it->second;
   }
 
  private:
-  std::unique_ptr<OrbitalSet> build(const std::string& kind, Eigen::Index n, double alpha,
-                                    Eigen::Index grid) {
-    if (kind == "analytic") return std::make_unique<HarmonicOscillatorOrbitals>(n, alpha);
-    const auto& exact = static_cast<const HarmonicOscillatorOrbitals&>(get("analytic", n, alpha, 0));
+  std::unique_ptr<OrbitalSet> build(const VmcRunConfig& v, const std::string& kind) {
+    if (kind == "analytic") {
+      if (v.electron_gas()) return std::make_unique<ElectronGasOrbitals>(v.n, v.cell_length());
+      return std::make_unique<HarmonicOscillatorOrbitals>(v.n, v.alpha);
+    }
+    const OrbitalSet& exact = get(v, "analytic");
+    if (v.electron_gas()) return bspline(kind, exact, gas_bspline_box(v.n, v.cell_length(), kGasPointsPerWavelength, v.grid));
     BsplineBoxRule rule;
-    rule.grid = grid;
+    rule.grid = v.grid;
+    return bspline(kind, exact, ho_bspline_box(v.n, v.alpha, rule));
+  }
+
+  static std::unique_ptr<OrbitalSet> bspline(const std::string& kind, const OrbitalSet& exact,
+                                             const BsplineBox& box) {
     // The CUDA sets copy the CPU set's table to the device; the CPU copy
     // is dropped once it is there.
-    if (kind == "bspline-float-cuda") return on_cuda_device(BsplineOrbitals<float>(exact, rule));
-    if (kind == "bspline-double-cuda") return on_cuda_device(BsplineOrbitals<double>(exact, rule));
-    if (kind == "bspline-float") return std::make_unique<BsplineOrbitals<float>>(exact, rule);
-    return std::make_unique<BsplineOrbitals<double>>(exact, rule);
+    if (kind == "bspline-float-cuda") return on_cuda_device(BsplineOrbitals<float>(exact, box));
+    if (kind == "bspline-double-cuda") return on_cuda_device(BsplineOrbitals<double>(exact, box));
+    if (kind == "bspline-float") return std::make_unique<BsplineOrbitals<float>>(exact, box);
+    return std::make_unique<BsplineOrbitals<double>>(exact, box);
   }
 
   std::map<std::string, std::unique_ptr<OrbitalSet>> sets_;
 };
 
-/// Sample points for the orbital accuracy: Gaussian with the spread of the
-/// highest occupied shell (<x^2> = (n_max + 1/2) / alpha for h_n), where the
-/// orbitals are large and the sampling spends its time.
-Eigen::Matrix3Xd accuracy_points(Eigen::Index n, double alpha, std::uint64_t seed) {
-  int n_max = 0;
-  while ((n_max + 1) * (n_max + 2) * (n_max + 3) / 6 < n) ++n_max;
-  const double width = std::sqrt((n_max + 0.5) / alpha);
-  Rng rng = Rng::stream(seed, 0x4f524249ull);  // "ORBI"
+/// Sample points for the orbital accuracy. Trap: Gaussian with the spread
+/// of the highest occupied shell (<x^2> = (n_max + 1/2) / alpha for h_n),
+/// where the orbitals are large and the sampling spends its time. Gas:
+/// uniform in the cell, where the electrons are.
+Eigen::Matrix3Xd accuracy_points(const VmcRunConfig& v) {
+  Rng rng = Rng::stream(v.seed, 0x4f524249ull);  // "ORBI"
   Eigen::Matrix3Xd points(3, 4096);
+  if (v.electron_gas()) {
+    const double l = v.cell_length();
+    for (Eigen::Index m = 0; m < points.cols(); ++m)
+      for (int d = 0; d < 3; ++d) points(d, m) = l * (rng.uniform() - 0.5);
+    return points;
+  }
+  int n_max = 0;
+  while ((n_max + 1) * (n_max + 2) * (n_max + 3) / 6 < v.n) ++n_max;
+  const double width = std::sqrt((n_max + 0.5) / v.alpha);
   for (Eigen::Index m = 0; m < points.cols(); ++m)
     for (int d = 0; d < 3; ++d) points(d, m) = width * rng.normal();
   return points;
@@ -84,13 +122,15 @@ Eigen::Matrix3Xd accuracy_points(Eigen::Index n, double alpha, std::uint64_t see
 OrbitalAccuracyRecord accuracy_record(const VmcRunConfig& v, const OrbitalSet& approx,
                                       const OrbitalSet& exact) {
   const OrbitalAccuracy a =
-      measure_orbital_accuracy(approx, exact, accuracy_points(v.n, v.alpha, v.seed));
+      measure_orbital_accuracy(approx, exact, accuracy_points(v));
   OrbitalAccuracyRecord r;
   r.orbitals = v.orbitals;
   r.n = v.n;
   r.alpha = v.alpha;
   r.grid = grid_of(approx);
-  r.label = fmt::format("{}-n{}-alpha{:g}-grid{}", v.orbitals, v.n, v.alpha, r.grid);
+  r.label = v.electron_gas()
+                ? fmt::format("{}-gas-n{}-rs{:g}-grid{}", v.orbitals, v.n, v.rs, r.grid)
+                : fmt::format("{}-n{}-alpha{:g}-grid{}", v.orbitals, v.n, v.alpha, r.grid);
   r.samples = a.samples;
   r.epsilon = a.epsilon;
   const auto copy = [](const QuantityError& q, double& max_abs, double& rms_abs, double& max_rel,
@@ -149,9 +189,38 @@ double median(std::vector<double> values) {
 }
 
 VmcRunInfo describe(const VmcRunConfig& v, const OrbitalSet& orbitals, const std::string& reference) {
-  return {v.name,  std::int64_t(v.n), v.alpha,           v.omega,      v.orbitals,
-          grid_of(orbitals),    v.scheme,          v.strategy.label,  v.step,       v.target_acceptance,
-          v.walkers, v.equilibration, v.sweeps,          v.seed,       reference};
+  VmcRunInfo i;
+  i.name = v.name;
+  i.system = v.system;
+  i.n = std::int64_t(v.n);
+  i.spins = v.spins();
+  i.alpha = v.electron_gas() ? 0.0 : v.alpha;
+  i.omega = v.electron_gas() ? 0.0 : v.omega;
+  i.rs = v.electron_gas() ? v.rs : 0.0;
+  i.cell_length = v.cell_length();
+  i.interacting = v.electron_gas() && v.interacting;
+  i.orbitals = v.orbitals;
+  i.grid = grid_of(orbitals);
+  i.scheme = v.scheme;
+  i.strategy = v.strategy.label;
+  i.step = v.step;
+  i.target_acceptance = v.target_acceptance;
+  i.walkers = v.walkers;
+  i.equilibration_sweeps = v.equilibration;
+  i.sweeps = v.sweeps;
+  i.seed = v.seed;
+  i.reference_run = reference;
+  return i;
+}
+
+/// Mean and blocked error of one series per walker, combined over walkers.
+std::pair<double, double> combined_mean(const std::vector<std::vector<double>>& series) {
+  std::vector<std::vector<double>> usable;
+  for (const auto& s : series)
+    if (s.size() >= 2) usable.push_back(s);
+  if (usable.empty()) return {kNaN, kNaN};
+  const WalkerCombination c = combine_walkers(usable);
+  return {c.combined.mean, c.combined.error};
 }
 
 class VmcStudy {
@@ -233,7 +302,20 @@ VmcRun VmcStudy::measure(const VmcRunConfig& v, const OrbitalSet& orbitals, cons
     steps += r.step;
   }
   VmcRunSummary& s = run.summary;
-  s.exact_energy = reference::exact_energy(v.n, v.alpha, v.omega);
+  const ExactEnergy exact_energy = exact_energy_of(v);
+  s.exact_energy = exact_energy.total;
+  s.exact_kinetic = exact_energy.kinetic;
+  std::vector<std::vector<double>> kinetic, potential;
+  for (const WalkerResult& r : result.walkers) {
+    if (r.kinetic.size() != r.energy.size())
+      throw std::logic_error("VMC walker: " + std::to_string(r.kinetic.size()) +
+                             " kinetic energies for " + std::to_string(r.energy.size()) + " sweeps");
+    kinetic.push_back(r.kinetic);
+    potential.emplace_back(r.energy.size());
+    for (std::size_t k = 0; k < r.energy.size(); ++k) potential.back()[k] = r.energy[k] - r.kinetic[k];
+  }
+  std::tie(s.kinetic, s.kinetic_error) = combined_mean(kinetic);
+  std::tie(s.potential, s.potential_error) = combined_mean(potential);
   std::vector<std::vector<double>> usable;
   for (const auto& series : run.energy)
     if (series.size() >= 2) usable.push_back(series);
@@ -267,8 +349,8 @@ VmcRun VmcStudy::measure(const VmcRunConfig& v, const OrbitalSet& orbitals, cons
 void VmcStudy::run_one(std::size_t index, RunReport& report) {
   const VmcRunConfig& v = study_.vmc[index];
   if (options_.progress) fmt::print(stderr, "[vmc] {}\n", v.name);
-  const OrbitalSet& orbitals = orbitals_.get(v.orbitals, v.n, v.alpha, v.grid);
-  const OrbitalSet& analytic = orbitals_.get("analytic", v.n, v.alpha, 0);
+  const OrbitalSet& orbitals = orbitals_.get(v, v.orbitals);
+  const OrbitalSet& analytic = orbitals_.get(v, "analytic");
 
   const std::uint64_t seed = v.seed;
   const RandomFactory random = [seed](std::uint64_t stream) {
@@ -329,8 +411,12 @@ int reference_run_index(const std::vector<VmcRunConfig>& runs, std::size_t run) 
   if (is_reference_like(v)) return -1;  // a reference is compared with the exact energy only
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const VmcRunConfig& r = runs[i];
-    if (i != run && is_reference_like(r) && r.n == v.n && r.alpha == v.alpha &&
-        r.omega == v.omega && r.step == v.step && r.target_acceptance == v.target_acceptance) {
+    const bool same_system =
+        r.system == v.system && r.n == v.n &&
+        (v.electron_gas() ? r.rs == v.rs && r.polarised == v.polarised && r.interacting == v.interacting
+                          : r.alpha == v.alpha && r.omega == v.omega);
+    if (i != run && is_reference_like(r) && same_system && r.step == v.step &&
+        r.target_acceptance == v.target_acceptance) {
       return int(i);
     }
   }

@@ -157,7 +157,12 @@ struct StrategySummary {
 /// strategy, several independent walkers.
 struct VmcRunInfo {
   std::string name;
-  std::int64_t n = 0;              // electrons
+  std::string system = "harmonic-trap";  // "harmonic-trap" or "electron-gas"
+  std::int64_t n = 0;              // electrons (trap), electrons per spin (gas)
+  std::int64_t spins = 1;          // determinants sampled: 1, or 2 (unpolarised gas)
+  double rs = 0.0;                 // gas: Wigner-Seitz radius; 0 for the trap
+  double cell_length = 0.0;        // gas: side of the periodic cube; 0 for the trap
+  std::int32_t interacting = 0;    // gas: 1 with the Ewald energy; 0 for the trap
   double alpha = 0.0;              // trial-orbital frequency
   double omega = 0.0;              // trap frequency
   std::string orbitals;            // "analytic", "bspline-double", "bspline-float"
@@ -175,7 +180,12 @@ struct VmcRunInfo {
 
 /// A VMC run's result over all walkers (blocked statistics).
 struct VmcRunSummary {
-  double exact_energy = 0.0;       // E(alpha), analytic
+  double exact_energy = 0.0;       // E(alpha) (trap) or E_HF (gas), analytic
+  double exact_kinetic = 0.0;      // its kinetic part, analytic
+  double kinetic = 0.0;            // mean kinetic part of the local energy
+  double kinetic_error = 0.0;      // its standard error
+  double potential = 0.0;          // mean potential part (E_L - K)
+  double potential_error = 0.0;    // its standard error
   double energy = 0.0;             // mean local energy over walkers
   double error = 0.0;              // its standard error (blocked per walker, combined)
   double variance = 0.0;           // variance of the local energy

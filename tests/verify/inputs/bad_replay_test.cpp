@@ -17,7 +17,7 @@
 #include "tests/verify/scratch_test.hpp"
 #include "verify/inputs/replay.hpp"
 #include "verify/inputs/rng.hpp"
-#include "verify/inputs/workload.hpp"
+#include "verify/inputs/workload_registry.hpp"
 
 namespace slaterlab {
 namespace {

@@ -4,6 +4,7 @@
 // and the problem, exit code 2, no output), and scripts/write_replay.py
 // (when /usr/bin/python3 has h5py) end to end through the command line.
 #include "verify/inputs/replay.hpp"
+#include "verify/inputs/workload_registry.hpp"
 
 #include <gtest/gtest.h>
 

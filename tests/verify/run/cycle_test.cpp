@@ -19,7 +19,7 @@
 #include "tests/verify/scratch_test.hpp"
 #include "verify/inputs/replay.hpp"
 #include "verify/inputs/rng.hpp"
-#include "verify/inputs/workload.hpp"
+#include "verify/inputs/workload_registry.hpp"
 #include "verify/store/hdf5_store.hpp"
 
 namespace slaterlab {

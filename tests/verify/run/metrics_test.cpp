@@ -14,7 +14,7 @@
 #include "slaterlab/reference/dd_kernels.hpp"
 #include "slaterlab/reference/fast_reference.hpp"
 #include "slaterlab/strategies/determinant/updater_options.hpp"
-#include "verify/inputs/workload.hpp"
+#include "verify/inputs/workload_registry.hpp"
 
 namespace slaterlab {
 namespace {

@@ -1,0 +1,145 @@
+// Workloads that walk electrons (walk_workloads.hpp). Both kinds share one
+// walk: electron k (by the electron order) proposes r_k' = r_k + delta g, g
+// three N(0, 1) variates from the column stream, and the column phi(r_k').
+// Whether the proposal was taken is read from `current` (its column k equals
+// the proposed column exactly when the caller accepted it), so the walk
+// follows the caller's decisions: with Metropolis acceptance on the
+// reference's ratio it samples |det A|^2, as a particle-by-particle VMC of
+// that determinant does.
+//
+// - slater: harmonic-oscillator orbitals of frequency alpha; the initial
+//   positions are N(0, 1/alpha) per coordinate, the ground state's spread.
+// - electron-gas: n plane waves of a closed shell in the periodic cube of
+//   side L (rs, polarised: the cell holds n or 2n electrons; this matrix is
+//   one spin's), analytic or interpolated by B-splines in float or double on
+//   the grid of gas_bspline_box; the initial positions are uniform in the
+//   cell, and proposals are wrapped into it. Ratios cluster near 1 for steps
+//   below the interparticle distance, the matrix's conditioning comes from
+//   the orbitals, as in a QMC run of a solid.
+
+#include "verify/inputs/walk_workloads.hpp"
+
+#include <cmath>
+#include <functional>
+#include <numbers>
+
+#include "slaterlab/strategies/orbitals/bspline.hpp"
+#include "slaterlab/strategies/orbitals/electron_gas.hpp"
+#include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
+#include "verify/inputs/workload_base.hpp"
+
+namespace slaterlab {
+namespace {
+
+using namespace workload_detail;
+
+const std::vector<std::string> kGasOrbitals = {"analytic", "bspline-double", "bspline-float"};
+
+/// Builds the orbital set when the walk starts: a B-spline table may take
+/// seconds and gigabytes, and a study builds every workload once to
+/// validate it before any work.
+using OrbitalBuilder = std::function<std::unique_ptr<OrbitalSet>()>;
+
+/// The walk of the file comment, over any orbital set; cell > 0 wraps
+/// positions into [-cell/2, cell/2)^3.
+class OrbitalWalkWorkload final : public WorkloadBase {
+ public:
+  OrbitalWalkWorkload(const WorkloadSpec& spec, OrbitalBuilder build, double cell,
+                      std::vector<std::pair<std::string, std::string>> parameters)
+      : WorkloadBase(spec), build_(std::move(build)), cell_(cell),
+        parameters_(std::move(parameters)) {}
+
+ protected:
+  Eigen::MatrixXd make_initial() override {
+    orbitals_ = build_();
+    positions_.resize(3, spec_.n);
+    const double width = 1.0 / std::sqrt(spec_.alpha);  // the trap's ground-state spread
+    for (Eigen::Index j = 0; j < spec_.n; ++j)
+      for (int d = 0; d < 3; ++d)
+        positions_(d, j) = cell_ > 0 ? cell_ * (initial_rng_.uniform() - 0.5)
+                                     : width * initial_rng_.normal();
+    Eigen::MatrixXd a;
+    orbitals_->evaluate_values(positions_, a);
+    return a;
+  }
+
+  Move make_move(const Eigen::MatrixXd& current) override {
+    if (pending_ && current.col(pending_->k) == pending_->column) {
+      positions_.col(pending_->k) = pending_position_;
+    }
+    const Eigen::Index k = next_electron();
+    pending_position_ = positions_.col(k);
+    for (int d = 0; d < 3; ++d) pending_position_(d) += spec_.delta * column_rng_.normal();
+    if (cell_ > 0)
+      for (int d = 0; d < 3; ++d)
+        pending_position_(d) -= cell_ * std::floor(pending_position_(d) / cell_ + 0.5);
+    Eigen::MatrixXd column;
+    orbitals_->evaluate_values(pending_position_, column);
+    pending_ = Move{k, column.col(0)};
+    return *pending_;
+  }
+
+  std::vector<std::pair<std::string, std::string>> kind_parameters() const override {
+    return parameters_;
+  }
+
+ private:
+  OrbitalBuilder build_;
+  std::unique_ptr<OrbitalSet> orbitals_;
+  double cell_;
+  std::vector<std::pair<std::string, std::string>> parameters_;
+  Eigen::Matrix3Xd positions_;
+  Eigen::Vector3d pending_position_;
+  std::optional<Move> pending_;
+};
+
+}  // namespace
+
+double electron_gas_cell_length(Eigen::Index n, double rs, bool polarised) {
+  const double electrons = double(n) * (polarised ? 1.0 : 2.0);
+  return std::cbrt(4.0 * std::numbers::pi * electrons / 3.0) * rs;
+}
+
+namespace {
+
+std::unique_ptr<Workload> make_slater_workload(const WorkloadSpec& spec) {
+  const Eigen::Index n = spec.n;
+  const double alpha = spec.alpha;
+  return std::make_unique<OrbitalWalkWorkload>(
+      spec, [n, alpha] { return std::make_unique<HarmonicOscillatorOrbitals>(n, alpha); }, 0.0,
+      std::vector<std::pair<std::string, std::string>>{
+          {"alpha", to_text(spec.alpha)}, {"delta", to_text(spec.delta)},
+          {"orbitals", "analytic harmonic oscillator"}});
+}
+
+std::unique_ptr<Workload> make_electron_gas_workload(const WorkloadSpec& spec) {
+  if (!contains(kGasOrbitals, spec.orbitals))
+    bad("unknown orbitals '" + spec.orbitals + "' for electron-gas (valid: " + join(kGasOrbitals) + ")");
+  const double cell = electron_gas_cell_length(spec.n, spec.rs, spec.polarised);
+  ElectronGasOrbitals(spec.n, cell);  // refuses an open shell, naming the nearest closed ones
+  const Eigen::Index grid = spec.orbitals == "analytic" ? 0 : gas_bspline_box(spec.n, cell, kGasPointsPerWavelength, spec.grid).grid;
+  const Eigen::Index n = spec.n;
+  const std::string kind = spec.orbitals;
+  const OrbitalBuilder build = [n, cell, kind, grid]() -> std::unique_ptr<OrbitalSet> {
+    auto analytic = std::make_unique<ElectronGasOrbitals>(n, cell);
+    if (kind == "analytic") return analytic;
+    const BsplineBox box = gas_bspline_box(n, cell, kGasPointsPerWavelength, grid);
+    if (kind == "bspline-float") return std::make_unique<BsplineOrbitals<float>>(*analytic, box);
+    return std::make_unique<BsplineOrbitals<double>>(*analytic, box);
+  };
+  return std::make_unique<OrbitalWalkWorkload>(
+      spec, build, cell,
+      std::vector<std::pair<std::string, std::string>>{
+          {"rs", to_text(spec.rs)}, {"polarised", spec.polarised ? "true" : "false"},
+          {"cell_length", to_text(cell)}, {"delta", to_text(spec.delta)},
+          {"orbitals", "electron-gas plane waves, " + spec.orbitals},
+          {"grid", std::to_string(grid)}});
+}
+
+}  // namespace
+
+std::vector<WorkloadKind> walk_workloads() {
+  return {{"slater", make_slater_workload, false}, {"electron-gas", make_electron_gas_workload, false}};
+}
+
+}  // namespace slaterlab
