@@ -9,9 +9,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -63,7 +66,19 @@ struct RunArgs {
   bool quiet = false;
   bool append = false;
   bool dry_run = false;
+  std::string replay_out;  // a directory, or "": no replay files
 };
+
+/// --replay-out names an existing, writable directory (checked before any
+/// work; the files in it are written as each experiment ends).
+void check_replay_dir(const std::string& dir) {
+  if (dir.empty()) return;
+  std::error_code error;
+  if (!std::filesystem::is_directory(dir, error))
+    throw InputError("--replay-out " + dir + ": not an existing directory");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw InputError("--replay-out " + dir + ": cannot write in it (" + std::strerror(errno) + ")");
+}
 
 /// Why a command of the command line is missing from this build.
 [[maybe_unused]] std::string not_built(const char* command, const char* package, const char* option) {
@@ -90,6 +105,7 @@ PreparedStudy prepare_run(const RunArgs& args, bool first_rank) {
   if (args.dry_run && first_rank) fmt::print("{}", format_plan(p.plan, available));
   check_before_running(p.study, p.plan, available);
   if (first_rank) check_output_path(args.output, args.append);  // reads, creates nothing
+  check_replay_dir(args.replay_out);
   return p;
 }
 
@@ -136,7 +152,7 @@ int run_command(const RunArgs& args, const std::string& command_line) {
     std::signal(SIGINT, [](int) { g_interrupted = true; });
     std::signal(SIGTERM, [](int) { g_interrupted = true; });
     report = run_study_distributed(*g_mpi, study, args.output, metadata, args.append, progress,
-                                   &g_interrupted);
+                                   &g_interrupted, args.replay_out);
     if (report.interrupted) {
       if (report.partial_file.empty()) {
         fmt::print(stderr, "slaterlab: interrupted (rank {})\n", g_mpi->rank());
@@ -150,7 +166,7 @@ int run_command(const RunArgs& args, const std::string& command_line) {
   } else {
     ResultWriter writer = ResultWriter::create(args.output, metadata, args.append);
     std::signal(SIGINT, [](int) { g_interrupted = true; });
-    report = run_study(study, writer, {progress, &g_interrupted});
+    report = run_study(study, writer, {progress, &g_interrupted, nullptr, args.replay_out});
     if (report.interrupted) {
       writer.keep_partial();
       fmt::print(stderr, "slaterlab: interrupted; completed checkpoints are in {}.partial\n",
@@ -254,6 +270,8 @@ int main_impl(int argc, char** argv) {
   run_cmd->add_option("--set", run.sets, "Override a key: section.key=value (repeatable)");
   run_cmd->add_flag("-q,--quiet", run.quiet, "No progress or summary on stderr");
   run_cmd->add_flag("--append", run.append, "Add the experiments to an existing results file");
+  run_cmd->add_option("--replay-out", run.replay_out,
+                      "Write each experiment's walk as a replay file DIR/<experiment>.replay.h5");
   run_cmd->add_flag("--dry-run", run.dry_run,
                     "Print the resolved plan (experiments x strategies, moves, memory and time "
                     "estimates) and exit without running");

@@ -381,11 +381,12 @@ std::vector<bool> MpiSession::all_flags(bool mine) const {
 
 RunReport run_study_distributed(const MpiSession& session, const StudyConfig& study,
                                 const std::filesystem::path& output, const RunMetadata& metadata,
-                                bool append, bool progress, const std::atomic<bool>* interrupt) {
+                                bool append, bool progress, const std::atomic<bool>* interrupt,
+                                const std::filesystem::path& replay_dir) {
   const int rank = session.rank();
   const int size = session.size();
   const RankSchedule schedule(study, rank, size);
-  const RunOptions options{progress && rank == 0, interrupt, &schedule};
+  const RunOptions options{progress && rank == 0, interrupt, &schedule, replay_dir};
   g_interrupt = interrupt;
   RunReport report;
   std::optional<ResultWriter> part(ResultWriter::create(rank_file(output, rank), metadata));
@@ -445,7 +446,8 @@ void MpiSession::leave(int code) { std::exit(code); }
 std::vector<bool> MpiSession::all_flags(bool mine) const { return {mine}; }
 
 RunReport run_study_distributed(const MpiSession&, const StudyConfig&, const std::filesystem::path&,
-                                const RunMetadata&, bool, bool, const std::atomic<bool>*) {
+                                const RunMetadata&, bool, bool, const std::atomic<bool>*,
+                                const std::filesystem::path&) {
   throw std::invalid_argument(
       "started as one of several processes (mpirun), but this slaterlab was built without MPI: "
       "install libopenmpi-dev (scripts/setup.sh) and rebuild");

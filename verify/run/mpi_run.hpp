@@ -69,6 +69,7 @@ class MpiSession {
 RunReport run_study_distributed(const MpiSession& session, const StudyConfig& study,
                                 const std::filesystem::path& output, const RunMetadata& metadata,
                                 bool append, bool progress,
-                                const std::atomic<bool>* interrupt = nullptr);
+                                const std::atomic<bool>* interrupt = nullptr,
+                                const std::filesystem::path& replay_dir = {});
 
 }  // namespace slaterlab

@@ -6,6 +6,7 @@
 // other.
 
 #include <atomic>
+#include <filesystem>
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -45,6 +46,9 @@ struct RunOptions {
   /// What this process runs when a study is spread over processes
   /// (verify/run/mpi_run.hpp); null: everything.
   const Schedule* schedule = nullptr;
+  /// Where each experiment's walk is written as a replay file,
+  /// <replay_dir>/<experiment>.replay.h5 (replay_recorder.hpp); empty: none.
+  std::filesystem::path replay_dir;
 };
 
 struct CheckFailure {

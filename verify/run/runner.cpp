@@ -20,6 +20,7 @@
 #include "verify/inputs/workload_registry.hpp"
 #include "verify/run/metrics.hpp"
 #include "verify/run/plan.hpp"
+#include "verify/run/replay_recorder.hpp"
 #include "verify/inputs/rng.hpp"
 #include "verify/run/vmc_study.hpp"
 
@@ -249,6 +250,7 @@ class LockstepExperiment {
   /// says which result was not trusted, so that a study never spends that
   /// time silently.
   void warn_of_costly_fallbacks();
+  std::vector<std::pair<std::string, std::string>> replay_metadata() const;
   void step();
   /// One update cycle (workloads with cycles): always applied.
   void step_cycle();
@@ -311,7 +313,20 @@ class LockstepExperiment {
   CpuShare cpu_share_;
   mutable Clock::time_point last_progress_{};
   bool progress_ = false;
+  std::optional<ReplayRecorder> recorder_;  // --replay-out
 };
+
+/// What a replay file of this experiment says of its origin: the study, the
+/// experiment and its workload's parameters ("workload.<key>").
+std::vector<std::pair<std::string, std::string>> LockstepExperiment::replay_metadata() const {
+  std::vector<std::pair<std::string, std::string>> m = {
+      {"code", "slaterlab"},
+      {"study", study_.name},
+      {"experiment", experiment_.name},
+      {"acceptance", experiment_.acceptance}};
+  for (const auto& [key, value] : workload_->parameters()) m.emplace_back("workload." + key, value);
+  return m;
+}
 
 void LockstepExperiment::warn_of_costly_fallbacks() {
   if (reference_.engine() != reference::ReferenceEngine::fast) return;
@@ -335,6 +350,7 @@ void LockstepExperiment::start() {
   cpu_share_.mark();
   warn_of_costly_fallbacks();
   const Eigen::MatrixXd a0 = workload_->initial_matrix();
+  if (recorder_) recorder_->start(a0, replay_metadata());
   const auto t0 = Clock::now();
   try {
     reference_.reset(a0);
@@ -433,7 +449,9 @@ std::vector<ColumnUpdate> column_updates(const std::vector<Move>& cycle) {
 }
 
 void LockstepExperiment::step_cycle() {
-  const std::vector<ColumnUpdate> updates = column_updates(workload_->next_cycle(current()));
+  const std::vector<Move> cycle = workload_->next_cycle(current());
+  if (recorder_) recorder_->cycle(cycle);
+  const std::vector<ColumnUpdate> updates = column_updates(cycle);
   if (!per_move()) {
     cycle_without_reference(updates);
     return;
@@ -498,6 +516,7 @@ void LockstepExperiment::step() {
   // Flips always compare a strategy with the reference's decision for the same u.
   const bool reference_accept = decide(ref, u);
   const bool accept = move.accept.value_or(reference_accept);
+  if (recorder_) recorder_->move(move, accept, u);
   const double n = double(experiment_.workload.n);
 
   const auto propose = [&](Lane& lane) {
@@ -527,6 +546,7 @@ void LockstepExperiment::step_without_reference(const Move& move, double u) {
   // no ratio. A move the workload made exactly singular shows at the next
   // checkpoint's mp LU.
   const bool accept = move.accept.value_or(u < experiment_.acceptance_rate);
+  if (recorder_) recorder_->move(move, accept, u);
   for_live_lanes([&](Lane& lane) {
     (void)lane.updater->ratio(move.k, move.column);
     if (accept) lane.updater->accept(); else lane.updater->reject();
@@ -732,6 +752,12 @@ void LockstepExperiment::show_progress(bool force) const {
 
 bool LockstepExperiment::run(const RunOptions& options, std::vector<CheckFailure>& failures) {
   progress_ = options.progress;
+  // Every process that runs part of a split experiment walks the same walk;
+  // the one running the study's first strategy writes it.
+  const bool writes_replay = !options.replay_dir.empty() &&
+                             (strategies_.empty() || study_.strategies.empty() ||
+                              strategies_.front() == &study_.strategies.front());
+  if (writes_replay) recorder_.emplace();
   start();
   const bool cycles = workload_->cycles();
   while (move_ < experiment_.moves) {
@@ -747,6 +773,7 @@ bool LockstepExperiment::run(const RunOptions& options, std::vector<CheckFailure
   }
   show_progress(true);
   finish(failures);
+  if (recorder_) recorder_->write(options.replay_dir / (experiment_.name + ".replay.h5"));
   return true;
 }
 
