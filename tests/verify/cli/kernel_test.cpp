@@ -23,6 +23,7 @@
 #include "tests/verify/scratch_test.hpp"
 #include "verify/store/child_process.hpp"
 #include "verify/cli/fuzz.hpp"
+#include "verify/properties/corpus.hpp"
 #include "verify/store/hdf5_store.hpp"
 
 namespace slaterlab {

@@ -41,7 +41,13 @@
 #include <string>
 #include <vector>
 
-#include "verify/run/strategy_properties.hpp"
+#include "verify/properties/check_case.hpp"
+#include "verify/properties/configs.hpp"
+#include "verify/properties/cycles_case.hpp"
+#include "verify/properties/generators.hpp"
+#include "verify/properties/oracle.hpp"
+#include "verify/properties/precision_pairs.hpp"
+#include "verify/properties/randsvd_case.hpp"
 
 namespace slaterlab {
 namespace {
