@@ -50,6 +50,18 @@ Property parse_property(std::string_view name) {
                               suggestion_suffix(name, property_names()));
 }
 
+bool compared_something(Property p, const CheckStats& stats, const Case& c) {
+  switch (p) {
+    case Property::ratios_match_oracle: return stats.ratios_checked > 0;
+    case Property::log_det_and_residuals_match_oracle:
+      return stats.log_dets_checked > 0 || stats.residuals_checked > 0;
+    case Property::reject_leaves_state_unchanged: return !c.moves.empty() && stats.vacuous == 0;
+    case Property::near_singular_is_breakdown: return stats.breakdowns_checked > 0;
+    case Property::cycle_ratio_matches_oracle: return stats.cycles_checked > 0;
+  }
+  return false;
+}
+
 CheckStats& CheckStats::operator+=(const CheckStats& s) {
   ratios += s.ratios;
   ratios_checked += s.ratios_checked;

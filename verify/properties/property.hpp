@@ -42,6 +42,14 @@ Property parse_property(std::string_view name);
 /// Whether the property is checked on the case (contract above).
 bool applies(Property p, const Case& c);
 
+struct CheckStats;
+/// Whether a check of `p` on `c` compared anything, by its `stats` (those of
+/// that check alone): a ratio, the log-det or a residual, a breakdown probe,
+/// a cycle's ratio; RejectLeavesStateUnchanged compares the state after every
+/// rejected move and after the whole sequence rejected, so it compares
+/// something on every case with a move that did not end beyond the model.
+bool compared_something(Property p, const CheckStats& stats, const Case& c);
+
 struct PropertyFailure {
   std::string property;  // to_string(Property)
   std::string message;   // what failed, with the figures

@@ -30,7 +30,9 @@ TEST(FuzzCorpus, EveryCaseBehavesAsItsStatusSays) {
   for (const fs::path& file : files) {
     SCOPED_TRACE(file.filename().string());
     const CorpusEntry e = read_corpus_entry(file);
-    const auto failure = check_case(parse_property(e.property), e.strategy, e.options, e.kase);
+    const Property property = parse_property(e.property);
+    CheckStats stats;
+    const auto failure = check_case(property, e.strategy, e.options, e.kase, &stats);
     if (e.status == "known-finding") {
       EXPECT_TRUE(failure.has_value())
           << e.label << " now satisfies " << e.property
@@ -41,6 +43,9 @@ TEST(FuzzCorpus, EveryCaseBehavesAsItsStatusSays) {
     } else {
       EXPECT_FALSE(failure.has_value()) << e.label << " (status " << e.status
                                         << "): " << failure->message;
+      // A case beyond the error model would pass without checking anything.
+      EXPECT_TRUE(compared_something(property, stats, e.kase))
+          << e.label << " (status " << e.status << "): " << e.property << " compared nothing";
     }
   }
 }
