@@ -24,8 +24,9 @@ std::vector<ColumnUpdate> cycle_updates(const Case& c, std::size_t first, int le
 }  // namespace
 
 // Each cycle's ratio matches the oracle's det(A_after) / det(A_before)
-// within the cycle model's bound (cycle_model.hpp) wherever it is valid (for update-at-a-time cycles:
-// unless the strategy reported a breakdown); every ratio is finite; a
+// within the cycle model's bound (cycle_model.hpp) wherever it is valid
+// (for update-at-a-time cycles: unless the strategy reported a breakdown);
+// every ratio is finite; a
 // SingularMatrixError only where the model allows it.
 std::optional<PropertyFailure> check_cycles(const std::string& name, const UpdaterOptions& options,
                                             const Case& c, const CaseTrace& t, CheckStats& stats) {

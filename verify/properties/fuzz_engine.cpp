@@ -203,8 +203,8 @@ std::optional<Found> rapidcheck_run(RunContext& ctx, int resume) {
       CheckStats stats;
       for (std::size_t pi = 0; pi < ctx.selection.properties.size(); ++pi) {
         if (!pending(ctx, ci, pi)) continue;
-        auto f = check_config(ctx.selection.properties[pi], c, options_for(c, g), g.kase, trace.get(),
-                       &stats);
+        auto f = check_config(ctx.selection.properties[pi], c, options_for(c, g), g.kase,
+                              trace.get(), &stats);
         if (f) {
           found = Found{{ci, pi}, g, std::move(*f), index, 0, after(ctx.shrink_seconds), false};
           RC_FAIL(found->failure.message);

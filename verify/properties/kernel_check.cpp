@@ -44,7 +44,9 @@ std::optional<PropertyFailure> check_config(Property p, const PropertyConfig& c,
                                                  "{:.3g} s (child process killed with SIGKILL)",
                                                  timeout)};
   }
-  if (!child.completed) return PropertyFailure{property, "the kernel's check failed: " + child.error};
+  if (!child.completed) {
+    return PropertyFailure{property, "the kernel's check failed: " + child.error};
+  }
   std::istringstream in(child.result);
   CheckStats s;
   in >> s.ratios >> s.ratios_checked >> s.log_dets_checked >> s.residuals_checked >>

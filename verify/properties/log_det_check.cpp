@@ -24,7 +24,8 @@ struct Playback {
 
 Playback play(const std::string& name, const UpdaterOptions& options, const Case& c,
               const CaseTrace& t) {
-  Playback r{make_strategy(name, options, options.recompute_every), make_model(name, options, c, t)};
+  Playback r{make_strategy(name, options, options.recompute_every),
+             make_model(name, options, c, t)};
   r.updater->reset(c.initial);
   for (std::size_t i = 0; i < c.moves.size(); ++i) {
     r.updater->ratio(c.moves[i].electron, c.moves[i].column);

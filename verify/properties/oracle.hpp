@@ -77,7 +77,7 @@ struct CycleStep {
   double beta = 0;     // conditioning of det B (Oracle::block_ratio)
   double kappa_before = 0;  // kappa_F = ||A||_F ||A^{-1}||_F of A_before
   double kappa_after = 0;   // ... of A_after (+inf when singular)
-  double kappa_path = 0;    // the largest over the intermediate matrices (+inf when one is singular)
+  double kappa_path = 0;    // the largest over the intermediate matrices (+inf: one is singular)
   double min_step = 0;      // the smallest |det A_i / det A_{i-1}| over the cycle's updates
   std::vector<Eigen::Index> columns;  // the distinct columns replaced
   MatrixInfo after;    // A_after
@@ -93,7 +93,7 @@ class CaseTrace {
  public:
   properties::MatrixInfo initial;
   std::vector<properties::OracleStep> steps;
-  std::vector<properties::CycleStep> cycles;  // cases with update cycles (steps and after stay empty)
+  std::vector<properties::CycleStep> cycles;  // cases with update cycles (steps, after: empty)
   std::vector<properties::MatrixInfo> after;  // the current matrix after each move
   Eigen::MatrixXd final_matrix;
 

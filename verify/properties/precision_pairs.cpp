@@ -43,7 +43,8 @@ double max_ratio_error(const PropertyConfig& cfg, const Case& c, const CaseTrace
     // a ratio near a nodal crossing has kappa_rho ~ 1/|rho| and would make
     // the maximum a statement about one proposal rather than the precision.
     const properties::Ld rho = std::abs(t.steps[i].rho);
-    if (rho >= 1.0L / 3 && rho <= 3) worst = std::max(worst, properties::rel_error(r.value, t.steps[i].rho));
+    if (rho >= 1.0L / 3 && rho <= 3)
+      worst = std::max(worst, properties::rel_error(r.value, t.steps[i].rho));
     c.moves[i].accept ? up->accept() : up->reject();
   }
   return worst;

@@ -23,16 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::same_case;
 
-class Fuzz : public testing::ScratchTest {
- protected:
-  void SetUp() override {
-    ScratchTest::SetUp();
-    ASSERT_TRUE(testing::register_broken_strategies());
-  }
-  FuzzArgs args(const std::string& strategy, int cases, int max_n) const {
-    return testing::small_fuzz_args(strategy, cases, max_n, dir_.string());
-  }
-};
+using Fuzz = testing::FuzzTest;
 
 TEST_F(Fuzz, CorrectStrategyPassesAndComparesSomething) {
   const FuzzReport r = run_fuzz(args("sm-double", 8, 8));

@@ -1,8 +1,9 @@
 #pragma once
 // What the tests of the fuzz engine, the corpus and `slaterlab fuzz` share:
 // two strategies with a planted defect, registered with the factory by
-// register_broken_strategies() (once per process; only in the tests), the
-// arguments of a small deterministic run, and bitwise equality of cases.
+// register_broken_strategies() (once per process; only in the tests), a
+// fixture with the arguments of a small deterministic run, and bitwise
+// equality of cases.
 
 #include <memory>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "slaterlab/strategies/determinant/updater_options.hpp"
 #include "tests/verify/forwarding_updater.hpp"
+#include "tests/verify/scratch_test.hpp"
 #include "verify/properties/case.hpp"
 #include "verify/properties/fuzz_args.hpp"
 
@@ -62,20 +64,27 @@ inline bool register_broken_strategies() {
   return registered;
 }
 
-/// One strategy (name or label) on the randsvd workload, seed 11, quiet,
-/// `cases` cases of N <= max_n, the corpus in `corpus`.
-inline FuzzArgs small_fuzz_args(const std::string& strategy, int cases, int max_n,
-                                const std::string& corpus) {
-  FuzzArgs a;
-  a.strategies = {strategy};
-  a.workloads = {"randsvd"};
-  a.cases = cases;
-  a.max_n = max_n;
-  a.seed = 11;
-  a.corpus = corpus;
-  a.quiet = true;
-  return a;
-}
+/// A scratch directory for the corpus, the broken strategies registered, and
+/// args(): one strategy (name or label) on the randsvd workload, seed 11,
+/// quiet, `cases` cases of N <= max_n, the corpus in the scratch directory.
+class FuzzTest : public ScratchTest {
+ protected:
+  void SetUp() override {
+    ScratchTest::SetUp();
+    ASSERT_TRUE(register_broken_strategies());
+  }
+  FuzzArgs args(const std::string& strategy, int cases, int max_n) const {
+    FuzzArgs a;
+    a.strategies = {strategy};
+    a.workloads = {"randsvd"};
+    a.cases = cases;
+    a.max_n = max_n;
+    a.seed = 11;
+    a.corpus = dir_.string();
+    a.quiet = true;
+    return a;
+  }
+};
 
 /// Bit for bit the same case (matrix, moves, decisions, probe, cycles).
 inline bool same_case(const Case& a, const Case& b) {
