@@ -132,6 +132,11 @@ def self_test(root):
     # the module cycle closes through stats/other.hpp, written for it.
     plants = {
         "upward include": ("run/metrics.hpp", '#include "verify/cli/bench.hpp"\n', "goes from run/ to cli/"),
+        # properties/ is declared inside if(SLATERLAB_HAVE_RAPIDCHECK): still a folder of the layering.
+        "properties include": ("properties/oracle.hpp", '#include "verify/report/table.hpp"\n',
+                               "goes from properties/ to report/"),
+        "run uses properties": ("run/plan.cpp", '#include "verify/properties/case.hpp"\n',
+                                "goes from run/ to properties/"),
         "module cycle": ("stats/statistics.hpp", '#include "verify/stats/other.hpp"\n', "include cycle"),
         "stray source": ("stray.cpp", "", "not in a folder"),
         "library source path": ("run/metrics.cpp", '#include "strategies/determinant/precision.hpp"\n',

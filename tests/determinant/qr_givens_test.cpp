@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "slaterlab/strategies/determinant/qr_givens.hpp"
-#include "verify/run/strategy_properties.hpp"
 #include "slaterlab/strategies/determinant/updater_options.hpp"
+#include "tests/determinant/update_test_support.hpp"
 
 namespace slaterlab {
 namespace {
@@ -27,7 +27,7 @@ namespace {
 using Ld = long double;
 using MatrixLd = Eigen::Matrix<Ld, Eigen::Dynamic, Eigen::Dynamic>;
 
-constexpr double kC = 10.0;  // backward-error constant (strategy_properties_test.cpp)
+constexpr double kC = 10.0;  // backward-error constant (docs/properties.md)
 
 struct Variant {
   std::string name;
@@ -61,8 +61,8 @@ LogDet ratio_log_det(const DeterminantUpdater& up) {
 class Workload {
  public:
   Workload(Eigen::Index n, double kappa, std::uint64_t seed) : rng_(seed) {
-    const Eigen::MatrixXd u = haar_orthogonal(n, rng_);
-    const Eigen::MatrixXd v = haar_orthogonal(n, rng_);
+    const Eigen::MatrixXd u = testing::haar_orthogonal(n, rng_);
+    const Eigen::MatrixXd v = testing::haar_orthogonal(n, rng_);
     std::uniform_real_distribution<double> uniform(0, 1);
     Eigen::VectorXd sigma(n);
     for (Eigen::Index i = 0; i < n; ++i)

@@ -23,6 +23,7 @@
 #include "tests/verify/scratch_test.hpp"
 #include "verify/store/child_process.hpp"
 #include "verify/cli/fuzz.hpp"
+#include "verify/properties/corpus.hpp"
 #include "verify/store/hdf5_store.hpp"
 
 namespace slaterlab {
@@ -98,7 +99,7 @@ TEST_F(KernelLoading, OptionsAndPrecisionsAreCheckedAtValidation) {
 // sums per SIMD lane), and the update plain loops against OpenBLAS's dgemv
 // and dger (FMA, blocked). Each computes every ratio with a relative error
 // of at most c (1 + m) N eps kappa_F(A) (first order; m accepted updates
-// carried, c = 10 as in strategy_properties.cpp's model, the moves accepted
+// carried, c = 10 as in the properties' model (docs/properties.md), the moves accepted
 // only for |rho| >= 1/2 so that no update amplifies the error more than
 // twofold, which the factor 2 per update covers with c), so the two differ
 // by at most twice that. With step > 0 each new column is instead
