@@ -438,7 +438,10 @@ std::string format_mean_error(double mean, double error) {
   if (std::isinf(mean)) return mean > 0.0 ? "inf" : "-inf";
   if (std::isnan(error) || error < 0.0) return fmt::format("{:.6g}(nan)", mean);
   if (std::isinf(error)) return fmt::format("{:.6g}(inf)", mean);
-  if (error == 0.0) return fmt::format("{}", mean);
+  // An error within 16 units in the last place of the mean is rounding,
+  // not spread (a constant local energy summed in another order): digits
+  // beyond the double's would be noise, so it prints as an exact value.
+  if (error <= 0x1p-48 * std::abs(mean)) return fmt::format("{}", mean);
 
   // "d.de+XX": the error rounded to two significant digits; the exponent is
   // taken after rounding, so 0.0999 becomes 1.0e-01, not 10e-02.

@@ -173,7 +173,9 @@ Agreement agreement(const Estimate& a, const Estimate& b, double threshold = 3.0
 /// An error >= 1 printed at one decimal keeps its decimal point (5.6, not 56).
 /// Rounding is to nearest on the exact binary value (fmt's fixed format). A
 /// mean that rounds to zero prints without a minus sign. Error 0 prints the
-/// mean alone in shortest round-trip form ("-7.5"): an exact value. A NaN or
+/// mean alone in shortest round-trip form ("-7.5"): an exact value; so does
+/// an error of at most 2^-48 |mean| (16 units in the mean's last place: its
+/// rounding, not a spread; digits beyond a double's would be noise). A NaN or
 /// negative error prints the mean to 6 significant digits and "(nan)", an
 /// infinite error the same with "(inf)"; a non-finite mean prints "nan",
 /// "inf" or "-inf" alone.

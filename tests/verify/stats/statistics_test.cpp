@@ -518,6 +518,13 @@ TEST(StatisticsFormat, HandDerivedCases) {
 TEST(StatisticsFormat, SpecialValues) {
   EXPECT_EQ(format_mean_error(-7.5, 0.0), "-7.5");
   EXPECT_EQ(format_mean_error(15.0, 0.0), "15");
+  // Within 16 ulp of the mean: rounding, printed as an exact value; above it
+  // the error's digits again.
+  EXPECT_EQ(format_mean_error(12.455367858065582, 5.6e-17), "12.455367858065582");
+  EXPECT_EQ(format_mean_error(12.455367858065582, 12.455367858065582 * 0x1p-48),
+            "12.455367858065582");
+  EXPECT_NE(format_mean_error(12.455367858065582, 12.455367858065582 * 0x1p-46).find('('),
+            std::string::npos);
   EXPECT_EQ(format_mean_error(3.14159265, kNaN), "3.14159(nan)");
   EXPECT_EQ(format_mean_error(3.14159265, -1.0), "3.14159(nan)");
   EXPECT_EQ(format_mean_error(-2.0, kInf), "-2(inf)");
