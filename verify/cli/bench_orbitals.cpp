@@ -107,22 +107,30 @@ GasGrid gas_grid(Eigen::Index n) {
   return {rule, g};
 }
 
+/// The latest gas table, of either precision (one slot, not a static per T).
+struct GasTableSlot {
+  std::pair<Eigen::Index, std::size_t> key{0, 0};  // (N, sizeof(T))
+  std::unique_ptr<OrbitalSet> set;
+};
+GasTableSlot& gas_table_slot() {
+  static GasTableSlot slot;
+  return slot;
+}
+
 /// The B-spline table of n gas orbitals in T on `grid`, the latest one only:
 /// the previous is freed before the next is built (two of the largest would
 /// not fit the cap). Cases of one (T, N) are registered together.
 template <class T>
 const BsplineOrbitals<T>& gas_table(Eigen::Index n, Eigen::Index grid) {
-  static std::unique_ptr<OrbitalSet> latest;
-  static std::pair<Eigen::Index, std::size_t> latest_key{0, 0};
-  if (latest_key != std::pair{n, sizeof(T)}) {
-    latest.reset();
-    latest_key = {0, 0};
-    latest = std::make_unique<BsplineOrbitals<T>>(ElectronGasOrbitals(n, kGasCell),
-                                                  BsplineBox{0.5 * kGasCell, grid},
-                                                  std::size_t(kGasBuildCap));
-    latest_key = {n, sizeof(T)};
+  GasTableSlot& slot = gas_table_slot();
+  if (slot.key != std::pair{n, sizeof(T)}) {
+    slot = {};
+    slot.set = std::make_unique<BsplineOrbitals<T>>(ElectronGasOrbitals(n, kGasCell),
+                                                    BsplineBox{0.5 * kGasCell, grid},
+                                                    std::size_t(kGasBuildCap));
+    slot.key = {n, sizeof(T)};
   }
-  return static_cast<const BsplineOrbitals<T>&>(*latest);
+  return static_cast<const BsplineOrbitals<T>&>(*slot.set);
 }
 
 /// kGasPositions positions uniform in the cell.
