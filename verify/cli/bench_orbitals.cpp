@@ -2,6 +2,7 @@
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <cmath>
@@ -119,12 +120,17 @@ GasTableSlot& gas_table_slot() {
 
 /// The B-spline table of n gas orbitals in T on `grid`, the latest one only:
 /// the previous is freed before the next is built (two of the largest would
-/// not fit the cap). Cases of one (T, N) are registered together.
+/// not fit the cap) and its pages returned. Cases of one (T, N) are
+/// registered together.
 template <class T>
 const BsplineOrbitals<T>& gas_table(Eigen::Index n, Eigen::Index grid) {
   GasTableSlot& slot = gas_table_slot();
   if (slot.key != std::pair{n, sizeof(T)}) {
     slot = {};
+    // main() keeps freed blocks in the heap (no mmap, no trimming), where the
+    // next table, larger or of the other precision, would not fit them: give
+    // the pages back, or the peak would be the sum of two tables.
+    malloc_trim(0);
     slot.set = std::make_unique<BsplineOrbitals<T>>(ElectronGasOrbitals(n, kGasCell),
                                                     BsplineBox{0.5 * kGasCell, grid},
                                                     std::size_t(kGasBuildCap));
