@@ -19,7 +19,9 @@
 //   the cell per call, named orbitals/gas-bspline-<p>[-cuda]/vgl/N:<N>.
 //   Counters: bytes_per_position (the stencil's 64 rows of Npad T's),
 //   bytes_per_s and, on the CPU, of_bandwidth (over memory_bandwidth).
-//   One table is held at a time (the largest takes 2.2 GiB).
+//   One table is held at a time (the largest takes 2.2 GiB). With them,
+//   orbitals/gas-analytic/vgl/N:<N>, the analytic orbitals (ElectronGasOrbitals)
+//   on the same positions.
 // docs/benchmarks.md describes the cases and the measured rates.
 
 #include <functional>
