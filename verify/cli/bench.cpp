@@ -627,7 +627,7 @@ void register_all() {
   register_fast_reference_benchmarks(
       {lu_seconds, sm_move_seconds, thread_seconds, bench_options().seconds});
   const bool on_device = register_device_cases();
-  register_gas_orbital_benchmarks(triad_rate, bench_options().seconds, on_device);
+  register_gas_orbital_benchmarks(triad_rate, on_device);
 }
 
 /// Whether every --kernel takes every combination of its --kernel-option

@@ -150,8 +150,7 @@ Eigen::Matrix3Xd gas_positions(Eigen::Index n) {
 }
 
 template <class T>
-void register_gas_set(Eigen::Index n, bool on_device, const std::function<double()>& bandwidth,
-                      double seconds) {
+void register_gas_set(Eigen::Index n, bool on_device, const std::function<double()>& bandwidth) {
   const std::string name = fmt::format("orbitals/gas-bspline-{}{}/vgl/N:{}",
                                        sizeof(T) == 4 ? "float" : "double",
                                        on_device ? "-cuda" : "", n);
@@ -178,15 +177,15 @@ void register_gas_set(Eigen::Index n, bool on_device, const std::function<double
     if (grid.used < grid.rule)
       state.SetLabel(fmt::format("grid {} below the rule's {}: its table exceeds 3 GiB", grid.used,
                                  grid.rule));
-  })->Unit(benchmark::kMillisecond)->MinTime(seconds);
+  })->Unit(benchmark::kMillisecond);
 }
 
 /// The analytic orbitals on the same positions: what the table replaces.
-void register_gas_analytic(Eigen::Index n, double seconds) {
+void register_gas_analytic(Eigen::Index n) {
   const std::string name = fmt::format("orbitals/gas-analytic/vgl/N:{}", n);
   benchmark::RegisterBenchmark(name.c_str(), [n](benchmark::State& state) {
     evaluate(state, ElectronGasOrbitals(n, kGasCell), gas_positions(n));
-  })->Unit(benchmark::kMillisecond)->MinTime(seconds);
+  })->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace
@@ -201,14 +200,14 @@ void register_orbital_benchmarks() {
 }
 
 void register_gas_orbital_benchmarks(const std::function<double()>& memory_bandwidth,
-                                     double seconds_per_case, bool on_device) {
+                                     bool on_device) {
   for (const Eigen::Index target : {256, 512, 1024, 2048}) {
     const Eigen::Index n = nearest_closed_shell(target);
-    register_gas_analytic(n, seconds_per_case);
-    register_gas_set<float>(n, false, memory_bandwidth, seconds_per_case);
-    if (on_device) register_gas_set<float>(n, true, memory_bandwidth, seconds_per_case);
-    register_gas_set<double>(n, false, memory_bandwidth, seconds_per_case);
-    if (on_device) register_gas_set<double>(n, true, memory_bandwidth, seconds_per_case);
+    register_gas_analytic(n);
+    register_gas_set<float>(n, false, memory_bandwidth);
+    if (on_device) register_gas_set<float>(n, true, memory_bandwidth);
+    register_gas_set<double>(n, false, memory_bandwidth);
+    if (on_device) register_gas_set<double>(n, true, memory_bandwidth);
   }
 }
 

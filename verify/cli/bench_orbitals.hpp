@@ -31,8 +31,9 @@ namespace slaterlab {
 void register_orbital_benchmarks();
 
 /// memory_bandwidth: the run's measured bytes/s (the triad probe), called
-/// when a CPU case ends; seconds_per_case: the minimum time of each case.
+/// when a CPU case ends. The cases run for Google Benchmark's minimum time
+/// (--benchmark_min_time), as the trap's, not --seconds.
 void register_gas_orbital_benchmarks(const std::function<double()>& memory_bandwidth,
-                                     double seconds_per_case, bool on_device);
+                                     bool on_device);
 
 }  // namespace slaterlab
