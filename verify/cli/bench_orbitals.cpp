@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "slaterlab/strategies/orbitals/bspline.hpp"
 #include "slaterlab/strategies/orbitals/cuda/device_orbitals.hpp"
@@ -175,7 +176,7 @@ void register_gas_set(Eigen::Index n, bool on_device, const std::function<double
     state.counters["G_rule"] = double(grid.rule);
     state.counters["table_MiB"] = double(cpu.table_bytes()) / double(1 << 20);
     if (grid.used < grid.rule)
-      state.SetLabel(fmt::format("grid {} below the rule's {}: its table exceeds 3 GiB", grid.used,
+      state.SetLabel(fmt::format("grid {} below the rule's {}: its build would exceed 3 GiB", grid.used,
                                  grid.rule));
   })->Unit(benchmark::kMillisecond);
 }
