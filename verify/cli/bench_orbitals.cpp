@@ -170,14 +170,16 @@ void register_gas_set(Eigen::Index n, bool on_device, const std::function<double
     const double read = double(state.iterations()) * double(r.cols()) * bytes;
     state.counters["bytes_per_position"] = bytes;
     state.counters["bytes_per_s"] = benchmark::Counter(read, benchmark::Counter::kIsRate);
-    if (!on_device)
-      state.counters["of_bandwidth"] = benchmark::Counter(read / bandwidth(), benchmark::Counter::kIsRate);
+    if (!on_device) {
+      state.counters["of_bandwidth"] =
+          benchmark::Counter(read / bandwidth(), benchmark::Counter::kIsRate);
+    }
     state.counters["G"] = double(grid.used);
     state.counters["G_rule"] = double(grid.rule);
     state.counters["table_MiB"] = double(cpu.table_bytes()) / double(1 << 20);
     if (grid.used < grid.rule)
-      state.SetLabel(fmt::format("grid {} below the rule's {}: its build would exceed 3 GiB", grid.used,
-                                 grid.rule));
+      state.SetLabel(fmt::format("grid {} below the rule's {}: its build would exceed 3 GiB",
+                                 grid.used, grid.rule));
   })->Unit(benchmark::kMillisecond);
 }
 
