@@ -178,8 +178,8 @@ void register_gas_set(Eigen::Index n, bool on_device, const std::function<double
     state.counters["G_rule"] = double(grid.rule);
     state.counters["table_MiB"] = double(cpu.table_bytes()) / double(1 << 20);
     if (grid.used < grid.rule)
-      state.SetLabel(fmt::format("grid {} below the rule's {}: its build would exceed 3 GiB",
-                                 grid.used, grid.rule));
+      state.SetLabel(fmt::format("grid {} below the rule's {}: its build would exceed {} GiB",
+                                 grid.used, grid.rule, kGasBuildCap / double(1 << 30)));
   })->Unit(benchmark::kMillisecond);
 }
 
