@@ -47,7 +47,9 @@
 // B-spline: bspline/vgl-<p>/N:<N> evaluates value, gradient and Laplacian of
 // N harmonic-oscillator orbitals at random positions; counters bytes_per_s
 // (64 Npad sizeof(T) stencil bytes per position, the kernel's traffic) and
-// of_bandwidth (against limits/stream-triad).
+// of_bandwidth (against limits/stream-triad). The electron gas's B-spline
+// orbitals, orbitals/gas-bspline-<p>/vgl/N:<N> (N = 257, 515, 1021, 2007, on
+// the gas's own grid), with the same counters (bench_orbitals.hpp).
 //
 // Where a CUDA device is present, GPU cases are added (otherwise stderr
 // says once why not): updates/delayed-cuda-<K>-<p>/N:<N> (K = 64, 256;
@@ -593,13 +595,14 @@ void register_bspline() {
 /// 1024 on, after the CPU cases of the same sizes (so vs_sm compares with
 /// the CPU's sm), and the orbital cases of bench_orbitals.hpp; registered
 /// only where a device is present, otherwise stderr says once why not.
-void register_device_cases() {
+/// Returns whether they were.
+bool register_device_cases() {
   std::vector<std::string> device;
   for (const std::string& strategy : registered_strategies()) {
     if (!strategy_traits(strategy).needs_device) continue;
     if (const auto why = strategy_unavailable(strategy)) {
       std::cerr << "slaterlab bench: GPU cases not registered: " << *why << "\n";
-      return;
+      return false;
     }
     device.push_back(strategy);
   }
@@ -609,6 +612,7 @@ void register_device_cases() {
       for (const std::string& strategy : device) register_walks(strategy, n, p);
   }
   register_orbital_benchmarks();
+  return true;
 }
 
 void register_all() {
@@ -622,7 +626,8 @@ void register_all() {
   register_references();
   register_fast_reference_benchmarks(
       {lu_seconds, sm_move_seconds, thread_seconds, bench_options().seconds});
-  register_device_cases();
+  const bool on_device = register_device_cases();
+  register_gas_orbital_benchmarks(triad_rate, on_device);
 }
 
 /// Whether every --kernel takes every combination of its --kernel-option
