@@ -46,13 +46,14 @@ const std::vector<std::string> kExperimentKeys = {
     "seed",  "acceptance",     "acceptance_rate", "electron_order", "kappa", "mode",
     "delta", "eta",            "chain",          "hold",            "singular", "file",
     "alpha", "rank",           "shift",          "repeats",  "rs",    "polarised",
-    "orbitals", "grid"};
+    "orbitals", "grid",  "scheme"};
 const std::vector<std::string> kStrategyKeys = {"name",      "label", "precision", "recompute_every",
                                                 "breakdown", "k",     "variant",   "library",
                                                 "options"};
 // Keys whose value may be a list: the entry expands to one per element
 // (the cartesian product when several are lists).
-const std::set<std::string> kExperimentListKeys = {"n", "kappa", "workload", "mode", "delta"};
+const std::set<std::string> kExperimentListKeys = {"n",   "kappa",    "workload", "mode",
+                                                   "delta", "rs", "orbitals", "scheme"};
 const std::set<std::string> kStrategyListKeys = {"precision", "k", "variant", "recompute_every"};
 
 // ---- input bounds ----------------------------------------------------------
@@ -242,6 +243,7 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
   w.polarised = get_bool(t, "polarised", w.polarised, where);
   w.orbitals = get_string(t, "orbitals", w.orbitals, where);
   w.grid = get_int<Eigen::Index>(t, "grid", w.grid, where, {0, kMaxGrid});
+  w.scheme = get_string(t, "scheme", w.scheme, where);
   // A gas walk's natural step is the Wigner-Seitz radius, not small-step's delta.
   if (w.kind == "electron-gas" && !t.contains("delta")) w.delta = w.rs;
 
@@ -366,6 +368,7 @@ toml::table resolved(const StudyConfig& s) {
       entry.insert("orbitals", w.orbitals);
       entry.insert("grid", std::int64_t(w.grid));
     }
+    if (w.scheme != "pbp") entry.insert("scheme", w.scheme);
     if (!w.file.empty()) entry.insert("file", w.file);
     experiments.push_back(std::move(entry));
   }

@@ -1,11 +1,21 @@
 // Workloads that walk electrons (walk_workloads.hpp). Both kinds share one
-// walk: electron k (by the electron order) proposes r_k' = r_k + delta g, g
-// three N(0, 1) variates from the column stream, and the column phi(r_k').
-// Whether the proposal was taken is read from `current` (its column k equals
-// the proposed column exactly when the caller accepted it), so the walk
-// follows the caller's decisions: with Metropolis acceptance on the
-// reference's ratio it samples |det A|^2, as a particle-by-particle VMC of
-// that determinant does.
+// walk, in one of two schemes (spec.scheme):
+// - pbp: electron k (by the electron order) proposes r_k' = r_k + delta g, g
+//   three N(0, 1) variates from the column stream, and the column phi(r_k').
+//   Whether the proposal was taken is read from `current` (its column k
+//   equals the proposed column exactly when the caller accepted it), so the
+//   walk follows the caller's decisions: with Metropolis acceptance on the
+//   reference's ratio it samples |det A|^2, as a particle-by-particle VMC of
+//   that determinant does.
+// - qs (quasi-simultaneous, Uejima and Maezono's Eq. 11): a sweep proposes a
+//   move for every electron (3N normals, electron 0's first), decides each
+//   against the configuration before the sweep, u_j < |rho_j|^2 with
+//   rho_j = (A^{-1} phi(r_j'))_j from a partial-pivot LU of `current` in
+//   double and u_j from the order stream, and hands the accepted columns on
+//   as one update cycle (next_cycle), applied whole: the rank-m update a qs
+//   code makes, whose intermediate ratios are sequential. A sweep with no
+//   accepted move proposes again (up to 1000 sweeps, then std::runtime_error:
+//   a step so large that nothing moves is no walk).
 //
 // - slater: harmonic-oscillator orbitals of frequency alpha; the initial
 //   positions are N(0, 1/alpha) per coordinate, the ground state's spread.
@@ -19,7 +29,10 @@
 
 #include "verify/inputs/walk_workloads.hpp"
 
+#include <Eigen/LU>
+
 #include <cmath>
+#include <stdexcept>
 #include <functional>
 #include <numbers>
 
@@ -47,7 +60,39 @@ class OrbitalWalkWorkload final : public WorkloadBase {
   OrbitalWalkWorkload(const WorkloadSpec& spec, OrbitalBuilder build, double cell,
                       std::vector<std::pair<std::string, std::string>> parameters)
       : WorkloadBase(spec), build_(std::move(build)), cell_(cell),
-        parameters_(std::move(parameters)) {}
+        parameters_(std::move(parameters)) {
+    // Only where it is not the default, so that a pbp walk's parameters, and
+    // a baseline recorded before there were schemes, stay what they were.
+    if (spec.scheme != "pbp") parameters_.emplace_back("scheme", spec.scheme);
+  }
+
+  bool cycles() const override { return spec_.scheme == "qs"; }
+
+  std::vector<Move> next_cycle(const Eigen::MatrixXd& current) override {
+    if (!cycles()) return Workload::next_cycle(current);
+    require_current(current, "next_cycle");
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(current);
+    for (int attempt = 0; attempt < kMaxEmptySweeps; ++attempt) {
+      Eigen::Matrix3Xd trials = positions_;
+      for (Eigen::Index j = 0; j < spec_.n; ++j) trials.col(j) = propose(j);
+      Eigen::MatrixXd columns;
+      orbitals_->evaluate_values(trials, columns);
+      const Eigen::MatrixXd solved = lu.solve(columns);  // column j: A^{-1} phi(r_j')
+      std::vector<Move> cycle;
+      for (Eigen::Index j = 0; j < spec_.n; ++j) {
+        const double rho = solved(j, j);
+        if (order_rng_.uniform() < rho * rho) {
+          cycle.push_back({j, columns.col(j)});
+          positions_.col(j) = trials.col(j);
+        }
+      }
+      moves_ += spec_.n;
+      if (!cycle.empty()) return cycle;
+    }
+    throw std::runtime_error("workload: " + std::to_string(kMaxEmptySweeps) +
+                             " quasi-simultaneous sweeps in a row accepted no move: the step "
+                             "delta is too large for this walk");
+  }
 
  protected:
   Eigen::MatrixXd make_initial() override {
@@ -68,11 +113,7 @@ class OrbitalWalkWorkload final : public WorkloadBase {
       positions_.col(pending_->k) = pending_position_;
     }
     const Eigen::Index k = next_electron();
-    pending_position_ = positions_.col(k);
-    for (int d = 0; d < 3; ++d) pending_position_(d) += spec_.delta * column_rng_.normal();
-    if (cell_ > 0)
-      for (int d = 0; d < 3; ++d)
-        pending_position_(d) -= cell_ * std::floor(pending_position_(d) / cell_ + 0.5);
+    pending_position_ = propose(k);
     Eigen::MatrixXd column;
     orbitals_->evaluate_values(pending_position_, column);
     pending_ = Move{k, column.col(0)};
@@ -84,6 +125,17 @@ class OrbitalWalkWorkload final : public WorkloadBase {
   }
 
  private:
+  static constexpr int kMaxEmptySweeps = 1000;
+
+  /// r_k + delta g (three normals of the column stream), wrapped into the cell.
+  Eigen::Vector3d propose(Eigen::Index k) {
+    Eigen::Vector3d r = positions_.col(k);
+    for (int d = 0; d < 3; ++d) r(d) += spec_.delta * column_rng_.normal();
+    if (cell_ > 0)
+      for (int d = 0; d < 3; ++d) r(d) -= cell_ * std::floor(r(d) / cell_ + 0.5);
+    return r;
+  }
+
   OrbitalBuilder build_;
   std::unique_ptr<OrbitalSet> orbitals_;
   double cell_;

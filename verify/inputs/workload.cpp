@@ -55,6 +55,8 @@ void validate_workload_fields(const WorkloadSpec& s) {
   if (s.rank < 1) bad("rank must be >= 1, got " + std::to_string(s.rank));
   if (!(s.shift >= 0.0 && s.shift <= 1.0)) bad("shift must lie in [0, 1], got " + to_text(s.shift));
   if (s.grid < 0) bad("grid must be >= 0, got " + std::to_string(s.grid));
+  if (s.scheme != "pbp" && s.scheme != "qs")
+    bad("unknown scheme '" + s.scheme + "' (valid: pbp, qs)");
 }
 
 std::vector<std::string> known_randsvd_modes() { return kModes; }

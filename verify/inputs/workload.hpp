@@ -86,6 +86,8 @@ struct WorkloadSpec {
   bool polarised = false;               // electron-gas: one spin (cell of n electrons) or two (2n)
   std::string orbitals = "analytic";    // electron-gas: analytic, bspline-double or bspline-float
   Eigen::Index grid = 0;                // electron-gas: B-spline points per dimension, 0 = the rule's
+  std::string scheme = "pbp";           // slater, electron-gas: "pbp" (single moves) or "qs"
+                                        // (a sweep's accepted moves as one update cycle)
   bool singular = false;                // exactly singular initial matrix
   std::string file;                     // replay: the HDF5 file (verify/inputs/replay.hpp)
   std::int64_t replay_moves = -1;       // replay: moves the run uses, read from the file's
