@@ -13,13 +13,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <regex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "slaterlab/strategies/determinant/external_kernel.hpp"
+#include "slaterlab/strategies/determinant/kernel_call_guard.hpp"
 #include "tests/verify/scratch_test.hpp"
 #include "verify/store/child_process.hpp"
 #include "verify/cli/fuzz.hpp"
@@ -297,6 +301,187 @@ TEST_F(KernelRun, EachBrokenVariantIsACheckFailureNamingIt) {
     EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("sm-double"), std::string::npos) << r.err;  // only the kernel
   }
+}
+
+// ---- what a kernel cannot do to slaterlab ----------------------------------------------------
+
+/// A study of two experiments (N = 8, then 12) of sm next to the kernel,
+/// without a [checks] section: a kernel is held to its checks by default.
+std::string two_experiments(const std::string& library, const std::string& options) {
+  return "[[experiment]]\nworkload = \"gaussian\"\nn = [8, 12]\nsweeps = 2\n"
+         "[[strategy]]\nname = \"sm\"\n"
+         "[[strategy]]\nname = \"kernel\"\nlibrary = \"" + library + "\"\n" + options + "\n";
+}
+
+// A kernel that crashes, hangs, returns a status the header does not define
+// or runs out of memory in the first reset of an experiment, or whose
+// create refuses an experiment's N after an earlier experiment ran, fails
+// its strategy_must_finish check (exit 1, the failure named); the study
+// goes on and every other strategy's results are written.
+TEST_F(KernelRun, AFailureAtAnExperimentsStartIsTheKernelsFinding) {
+  const std::vector<std::tuple<std::string, std::string, std::vector<std::string>>> cases = {
+      {"fail_reset = \"crash\"", "crashed in reset: SIGSEGV", {"gaussian-n8", "gaussian-n12"}},
+      {"fail_reset = \"hang\"", "hung in reset", {"gaussian-n8", "gaussian-n12"}},
+      {"fail_reset = \"status\"", "reset: returned status 77, which slaterlab/kernel.h does not define",
+       {"gaussian-n8", "gaussian-n12"}},
+      {"fail_reset = \"oom\"", "reset: out of memory", {"gaussian-n8", "gaussian-n12"}},
+      {"largest_n = \"8\"", "create refused N = 12", {"gaussian-n12"}},
+  };
+  for (const auto& [option, why, failed] : cases) {
+    const std::string toml =
+        write("study.toml", two_experiments(kernel("broken_start"), "options = { " + option + " }"));
+    std::filesystem::remove(path("r.h5"));
+    const testing::CommandResult r = run_command("SLATERLAB_KERNEL_TIMEOUT=0.5 " +
+                                                 std::string(SLATERLAB_BINARY) + " run " + toml +
+                                                 " -q -o " + path("r.h5"));
+    EXPECT_EQ(r.exit_code, 1) << option << ": " << r.err;
+    for (const std::string& experiment : failed) {
+      EXPECT_NE(r.err.find("CHECK FAILED: " + experiment +
+                           " / kernel-broken-start-double: could not finish: kernel "
+                           "'broken-start' " + why),
+                std::string::npos)
+          << option << ": " << r.err;
+    }
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), std::ptrdiff_t(failed.size())) << r.err;
+    ASSERT_TRUE(std::filesystem::exists(path("r.h5"))) << option;
+    const ResultsFile results = read_results(path("r.h5"));
+    ASSERT_EQ(results.experiments.size(), 2u) << option;
+    for (const auto& experiment : results.experiments) {
+      ASSERT_EQ(experiment.strategies.size(), 2u);
+      ASSERT_TRUE(experiment.strategies[0].summary);
+      EXPECT_FALSE(experiment.strategies[0].summary->failed) << option;  // sm ran
+      EXPECT_GT(experiment.strategies[0].checkpoints.size(), 1u) << option;
+    }
+  }
+}
+
+// A kernel's message reaches the terminal and the results file printable:
+// no line break, no escape sequence, valid UTF-8.
+TEST_F(KernelRun, AKernelsMessageIsMadePrintable) {
+  const std::string toml = write(
+      "study.toml", two_experiments(kernel("broken_start"), "options = { fail_reset = \"status\" }"));
+  const testing::CommandResult r = run("run " + toml + " -q -o " + path("r.h5"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::string printable = "line one line two ?[31mred?[0m ?? end";
+  EXPECT_NE(r.err.find(printable), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos);
+  const ResultsFile results = read_results(path("r.h5"));
+  const std::string& failure = results.experiments[0].strategies[1].summary->failure;
+  EXPECT_NE(failure.find(printable), std::string::npos) << failure;
+  EXPECT_EQ(printable_text("a\nb\tc\x1b[0m\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xc3\xc2\x85\xed\xa0\x80"),
+            "a b c?[0m\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80??????");
+}
+
+// A kernel that writes into the column ratio() gives it (a const double*)
+// is named; sm and delayed, which see the same moves, give bit for bit
+// what they give without it.
+TEST_F(KernelRun, AKernelThatWritesItsInputIsNamedAndHarmsNoOther) {
+  const std::string others =
+      "[[experiment]]\nworkload = \"gaussian\"\nn = 12\nsweeps = 4\n"
+      "[[strategy]]\nname = \"sm\"\n[[strategy]]\nname = \"delayed\"\nk = 4\n";
+  const std::string alone = write("alone.toml", others);
+  const std::string with = write("with.toml", others + "[[strategy]]\nname = \"kernel\"\nlibrary = \"" +
+                                                  kernel("broken_writes_input") + "\"\n");
+  ASSERT_EQ(run("run " + alone + " -q -o " + path("alone.h5")).exit_code, 0);
+  const testing::CommandResult r = run("run " + with + " -q -o " + path("with.h5"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("CHECK FAILED: gaussian-n12 / kernel-broken-writes-input-double: wrote "
+                       "into the column it was given (const) in ratio"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("sm-double"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("delayed-4-double"), std::string::npos) << r.err;
+  const ResultsFile a = read_results(path("alone.h5")), b = read_results(path("with.h5"));
+  for (std::size_t s = 0; s < 2; ++s) {
+    const StrategySummary& x = *a.experiments[0].strategies[s].summary;
+    const StrategySummary& y = *b.experiments[0].strategies[s].summary;
+    EXPECT_EQ(x.max_ratio_error, y.max_ratio_error) << s;
+    EXPECT_EQ(x.worst_log_det_error, y.worst_log_det_error) << s;
+    EXPECT_EQ(x.max_inverse_residual, y.max_inverse_residual) << s;
+  }
+}
+
+// exit() inside a kernel call ends that kernel, not slaterlab: a named
+// finding, the results file committed (no .partial left).
+TEST_F(KernelRun, ExitInsideAKernelCallIsItsFinding) {
+  const testing::CommandResult r =
+      run("run " + study(kernel("broken_exit")) + " -q -o " + path("r.h5"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("CHECK FAILED: gaussian-n12 / kernel-broken-exit-double: could not finish: "
+                       "kernel 'broken-exit' called exit(3) in accept"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(std::filesystem::exists(path("r.h5")));
+  EXPECT_FALSE(std::filesystem::exists(path("r.h5.partial")));
+  EXPECT_TRUE(read_results(path("r.h5")).committed);
+}
+
+// A library linked with -ffast-math sets flush-to-zero and
+// denormals-are-zero for the process when it is loaded; slaterlab puts the
+// environment back (a subnormal stays nonzero) and reports the kernel. In
+// `run`, a workload parameter of 1e-310 is then read as what it is.
+TEST_F(KernelRun, AFastMathKernelLeavesSlaterlabsArithmeticAlone) {
+  const FpEnv before = current_fp_env();
+  const KernelLibrary& library = load_kernel_library(kernel("broken_fastmath"));
+  EXPECT_TRUE(current_fp_env() == before);
+  EXPECT_NE(library.load_fp_change.find("flush-to-zero"), std::string::npos) << library.load_fp_change;
+  volatile double subnormal = 1e-310;
+  EXPECT_GT(subnormal * 0.5, 0.0);  // flush-to-zero would make it 0
+  const std::string toml = write(
+      "study.toml",
+      "[[experiment]]\nworkload = \"adversarial\"\neta = 1e-310\nn = 8\nmoves = 16\n"
+      "[[strategy]]\nname = \"sm\"\n[[strategy]]\nname = \"kernel\"\nlibrary = \"" +
+          kernel("broken_fastmath") + "\"\n");
+  const testing::CommandResult r = run("run " + toml + " -q -o " + path("r.h5"));
+  EXPECT_EQ(r.err.find("got 0"), std::string::npos) << r.err;
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("kernel-broken-fastmath-double: loading it changed the floating-point "
+                       "environment (MXCSR"),
+            std::string::npos)
+      << r.err;
+}
+
+// Wrong answers fail the checks every kernel is held to by default: an
+// inverse that is the identity, a sign of +-5, an update cycle that drops
+// an update (experiments/cycles.toml); the correct examples pass the same.
+TEST_F(KernelRun, WrongAnswersFailTheDefaultKernelChecks) {
+  const std::vector<std::pair<std::string, std::string>> broken = {
+      {"inverse", "inverse divergence"},
+      {"sign_five", "log_det returned sign"},
+  };
+  for (const auto& [bug, why] : broken) {
+    const std::string toml = write("study.toml",
+                                   "[[experiment]]\nworkload = \"gaussian\"\nn = 12\nsweeps = 4\n"
+                                   "[[strategy]]\nname = \"kernel\"\nlibrary = \"" +
+                                       kernel("broken_" + bug) + "\"\n");
+    const testing::CommandResult r = run("run " + toml + " -q -o " + path("r.h5"));
+    EXPECT_EQ(r.exit_code, 1) << bug << ": " << r.err;
+    EXPECT_NE(r.err.find(why), std::string::npos) << bug << ": " << r.err;
+  }
+  std::ifstream in(std::string(SLATERLAB_SOURCE_DIR) + "/experiments/cycles.toml");
+  const std::string cycles((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(cycles.empty());
+  for (const std::string name : {"example_cycle", "broken_drop"}) {
+    const std::string toml = write("cycles.toml", cycles + "\n[[strategy]]\nname = \"kernel\"\n"
+                                                           "library = \"" + kernel(name) + "\"\n");
+    const testing::CommandResult r = run("run " + toml + " -q -o " + path(name + ".h5"));
+    if (name != "broken_drop") {
+      EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+      continue;
+    }
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("CHECK FAILED: excitation-cycles-n21 / kernel-broken-drop-double: cycle "
+                         "ratio error"),
+              std::string::npos)
+        << r.err;
+  }
+  // The whole-cycle kernel forms no per-update ratio: no ratio error (NaN,
+  // not 0), and its cycles are judged.
+  const ResultsFile results = read_results(path("example_cycle.h5"));
+  const auto& lanes = results.experiments[0].strategies;
+  const StrategySummary& whole = *lanes.back().summary;
+  EXPECT_TRUE(std::isnan(whole.max_ratio_error)) << whole.max_ratio_error;
+  EXPECT_TRUE(std::isfinite(whole.max_cycle_ratio_error));
 }
 
 TEST_F(KernelRun, RegressAndBenchTakeKernels) {
