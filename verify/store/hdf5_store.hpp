@@ -75,7 +75,9 @@ class ResultWriter {
   /// Starts a results file. Without append: creates "<final>.partial" (final
   /// path untouched until commit). With append: final_path must exist and
   /// carry schema_version 1; new experiments are added to a copy and the
-  /// metadata is recorded on each of them as "appended.*" attributes.
+  /// metadata is recorded on each of them as "appended.*" attributes. A
+  /// final path that is a symbolic link is followed to the file it names
+  /// (the .partial made beside that file, the link left a link).
   static ResultWriter create(const std::filesystem::path& final_path,
                              const RunMetadata& metadata, bool append = false);
 
