@@ -21,7 +21,9 @@
  *                        "hang" | "status" (an undefined status, 77, with a
  *                        message holding a line break, an escape sequence
  *                        and invalid UTF-8) | "oom" (malloc fails), in every
- *                        reset with N > 1; largest_n = "M": create refuses N > M
+ *                        reset with N > 1; largest_n = "M": create refuses N > M;
+ *                        exit_in_create = "yes": create calls exit(4)
+ *   SLK_BROKEN_LOAD      calls exit(5) when the library is loaded (a constructor)
  * (broken_fastmath is the plain source built with -ffast-math.)
  * The broken ones exist to show that slaterlab catches each of them.
  *
@@ -89,6 +91,7 @@ static void* sm_create(int n, int precision, double breakdown, int n_options,
       largest_n = strtol(options[i].value, NULL, 10);
       continue;
     }
+    if (strcmp(options[i].key, "exit_in_create") == 0) exit(4);
 #endif
     if (strcmp(options[i].key, "pivot") == 0 && strcmp(options[i].value, "partial") == 0) {
       pivot = 1;
@@ -441,6 +444,10 @@ static const slaterlab_kernel_api sm_api = {
     NULL,
 #endif
 };
+
+#if defined(SLK_BROKEN_LOAD)
+__attribute__((constructor)) static void end_at_load(void) { exit(5); }
+#endif
 
 #if !defined(SLK_NO_ENTRY)
 SLATERLAB_KERNEL_EXPORT const slaterlab_kernel_api* slaterlab_kernel(void) { return &sm_api; }

@@ -47,6 +47,25 @@ std::string sha256_of(const std::string& path) {
   return hex;
 }
 
+/// Runs the library's own code at loading (its constructors inside dlopen,
+/// its entry point) under the call guard: a crash, a hang or an exit there
+/// is bad input naming the library, not the end of slaterlab.
+template <class Step>
+auto while_loading(const std::string& given, const char* step, Step run_step) {
+  arm_kernel_guard();
+  sigjmp_buf jump;
+  const KernelCallScope scope(jump, kernel_call_timeout(1));
+  if (const int sig = sigsetjmp(jump, 0)) {
+    if (sig == kKernelExitJump) {
+      bad_library(given, "called " + std::string(kernel_exit_function()) + "(" +
+                             std::to_string(kernel_exit_status()) + ") in " + step);
+    }
+    bad_library(given, (sig == SIGALRM ? std::string("hung in ") : std::string("crashed in ")) +
+                           step + (sig == SIGALRM ? "" : ": " + describe_signal(sig)));
+  }
+  return run_step();
+}
+
 KernelLibrary open_library(const std::string& given) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -58,7 +77,8 @@ KernelLibrary open_library(const std::string& given) {
   // whole process, which would change slaterlab's own arithmetic.
   const FpEnv before = current_fp_env();
   // Absolute, so that dlopen never searches the library path instead.
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* handle =
+      while_loading(given, "loading", [&] { return dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL); });
   std::string fp_change;
   const auto keep_fp_env = [&] {
     if (const FpEnv now = current_fp_env(); !(now == before)) {
@@ -77,7 +97,7 @@ KernelLibrary open_library(const std::string& given) {
     bad_library(given, "does not export '" SLATERLAB_KERNEL_ENTRY
                        "' (the entry point of slaterlab/kernel.h)");
   }
-  const slaterlab_kernel_api* api = entry();
+  const slaterlab_kernel_api* api = while_loading(given, SLATERLAB_KERNEL_ENTRY "()", entry);
   keep_fp_env();
   if (!api) bad_library(given, "'" SLATERLAB_KERNEL_ENTRY "' returned no table");
   if (api->abi_version != SLATERLAB_KERNEL_ABI_VERSION) {
@@ -210,12 +230,17 @@ ExternalKernel::ExternalKernel(UpdaterOptions options)
          "with IEEE arithmetic");
   }
   // Options the kernel rejects are bad input of the study: found here, at
-  // validation, by a probe instance.
-  void* probe = create(1, true);
-  guarded("destroy", [&] {
-    library_.api->destroy(probe);
-    return 0;
-  });
+  // validation, by a probe instance; so is a kernel that cannot even do that.
+  try {
+    void* probe = create(1, true);
+    guarded("destroy", [&] {
+      library_.api->destroy(probe);
+      return 0;
+    });
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(std::string(e.what()) + " (" + library_.path +
+                                ", creating a kernel with N = 1 to validate the study)");
+  }
 }
 
 ExternalKernel::~ExternalKernel() {

@@ -35,7 +35,7 @@ namespace {
 // the call in progress has passed. Outside a kernel call the handlers put
 // back the disposition they replaced and raise the signal again.
 
-constexpr int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM};
+constexpr int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGALRM};
 struct sigaction g_previous[std::size(kFaultSignals)];
 // The call in progress (slaterlab drives kernels from one thread at a time).
 std::atomic<sigjmp_buf*> g_jump{nullptr};

@@ -2,8 +2,8 @@
 // What keeps one call into an external kernel from taking slaterlab with it
 // (the adapter, external_kernel.cpp, wraps every call in it).
 //
-// - A crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) inside the call, or a
-//   call still running at its deadline (a watchdog thread sends SIGALRM),
+// - A crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS)
+//   inside the call, or a call still running at its deadline (a watchdog thread sends SIGALRM),
 //   jumps back to the sigsetjmp the caller made before the call, with the
 //   signal as its value.
 // - exit(), _exit(), _Exit() or quick_exit() inside the call jumps back with

@@ -355,6 +355,25 @@ TEST_F(KernelRun, AFailureAtAnExperimentsStartIsTheKernelsFinding) {
   }
 }
 
+// A kernel that exits while it is loaded (a constructor) or while its
+// probe instance is created at validation is bad input: one line naming
+// it, exit code 2, no results file.
+TEST_F(KernelRun, AKernelThatExitsWhileValidatedIsBadInput) {
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"broken_load", "", "called exit(5) in loading"},
+      {"broken_start", "options = { exit_in_create = \"yes\" }", "called exit(4) in create"},
+  };
+  for (const auto& [library, options, why] : cases) {
+    const std::string toml = write("study.toml", two_experiments(kernel(library), options));
+    const testing::CommandResult r = run("run " + toml + " -q -o " + path("r.h5"));
+    EXPECT_EQ(r.exit_code, 2) << library << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("slaterlab: error: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(path("r.h5")));
+  }
+}
+
 // A kernel's message reaches the terminal and the results file printable:
 // no line break, no escape sequence, valid UTF-8.
 TEST_F(KernelRun, AKernelsMessageIsMadePrintable) {
