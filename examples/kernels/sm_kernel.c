@@ -24,6 +24,8 @@
  *                        reset with N > 1; largest_n = "M": create refuses N > M;
  *                        exit_in_create = "yes": create calls exit(4)
  *   SLK_BROKEN_LOAD      calls exit(5) when the library is loaded (a constructor)
+ *   SLK_BROKEN_ROUNDING  sets the rounding mode to upward in ratio() and
+ *                        leaves it so
  * (broken_fastmath is the plain source built with -ffast-math.)
  * The broken ones exist to show that slaterlab catches each of them.
  *
@@ -33,6 +35,7 @@
  * Option: pivot = "partial" (default) | "none": the Gauss-Jordan inversion
  * of reset() with or without row pivoting.
  */
+#include <fenv.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,6 +248,9 @@ static int sm_ratio(void* kernel, int k, const double* column, double* ratio, ch
   memcpy(s->column, column, sizeof(double) * (size_t)n);
 #if defined(SLK_BROKEN_WRITES_INPUT)
   ((double*)column)[0] += 1.0; /* casts away the const */
+#endif
+#if defined(SLK_BROKEN_ROUNDING)
+  fesetround(FE_UPWARD);
 #endif
   s->pending_k = k;
   s->pending_ratio = rho;

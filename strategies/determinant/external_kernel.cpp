@@ -277,7 +277,20 @@ int ExternalKernel::guarded(const char* name, Call call) const {
     throw std::runtime_error("kernel '" + library_.name + "' " + *dead_);
   }
   message_[0] = '\0';
-  const int status = call();
+  int status = 0;
+  try {
+    status = call();
+  } catch (const std::exception& e) {
+    // A C++ kernel's exception through the C ABI (where its frames let it
+    // unwind): its state is unknown, so it is dead as after a crash.
+    restore_fp_env(env);
+    dead_ = "threw through the C ABI in " + std::string(name) + ": " + printable_text(e.what());
+    throw std::runtime_error("kernel '" + library_.name + "' " + *dead_);
+  } catch (...) {
+    restore_fp_env(env);
+    dead_ = "threw through the C ABI in " + std::string(name) + " (not a std::exception)";
+    throw std::runtime_error("kernel '" + library_.name + "' " + *dead_);
+  }
   if (const FpEnv now = current_fp_env(); !(now == env)) {
     note(std::string("fp ") + name, "changed the floating-point environment in " + std::string(name) + " (" +
          describe_fp_change(env, now) + "), which slaterlab restored after the call");

@@ -460,6 +460,28 @@ TEST_F(KernelRun, AFastMathKernelLeavesSlaterlabsArithmeticAlone) {
       << r.err;
 }
 
+// A kernel that changes the rounding mode inside a call finds slaterlab's
+// put back when the call returns (1/3 rounds to nearest, as IEEE's default
+// gives it), and is reported once, naming the call.
+TEST(KernelExample, AKernelThatChangesTheRoundingModeInACallIsReported) {
+  const auto k = make_updater(library_strategy(), kernel_options("broken_rounding"));
+  std::mt19937_64 rng(11);
+  const Eigen::MatrixXd a = gaussian(6, 6, rng);
+  k->reset(a);
+  volatile double third = 1.0;
+  const double nearest = third / 3.0;
+  for (Eigen::Index move = 0; move < 3; ++move) {
+    k->ratio(move, a.col(move));
+    EXPECT_EQ(third / 3.0, nearest);  // upward would round it up by one ulp
+    k->accept();
+  }
+  ASSERT_EQ(k->findings().size(), 1u);
+  EXPECT_NE(k->findings()[0].find("changed the floating-point environment in ratio (MXCSR"),
+            std::string::npos)
+      << k->findings()[0];
+  EXPECT_NE(k->findings()[0].find("rounding mode"), std::string::npos) << k->findings()[0];
+}
+
 // Wrong answers fail the checks every kernel is held to by default: an
 // inverse that is the identity, a sign of +-5, an update cycle that drops
 // an update (experiments/cycles.toml); the correct examples pass the same.
