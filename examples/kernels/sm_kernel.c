@@ -11,8 +11,9 @@
  *   SLK_BROKEN_CRASH     dereferences NULL at the 10th accepted move (SIGSEGV)
  *   SLK_BROKEN_HANG      never returns from the 10th accepted move
  *   SLK_BROKEN_EXIT      calls exit(3) in the 10th accepted move
- *   SLK_BROKEN_WRITES_INPUT  adds 1 to the first entry of the column that
- *                        ratio() is given (a const double*)
+ *   SLK_BROKEN_WRITES_INPUT  adds 1 to the first entry of the matrix that
+ *                        reset() is given and of the column that ratio() is
+ *                        given (const double*)
  *   SLK_BROKEN_INVERSE   inverse() returns the identity
  *   SLK_BROKEN_SIGN_FIVE log_det() returns the sign times 5
  *   SLK_BROKEN_DROP      (with SLK_WHOLE_CYCLE) silently drops the last
@@ -230,6 +231,9 @@ static int sm_reset(void* kernel, const double* a, int lda, char* message) {
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) s->inv[i * n + j] = m[i * 2 * n + n + j];
   free(m);
+#if defined(SLK_BROKEN_WRITES_INPUT)
+  ((double*)a)[0] += 1.0; /* casts away the const */
+#endif
   s->pending_k = -1;
   s->accepted = 0;
   return SLATERLAB_OK;

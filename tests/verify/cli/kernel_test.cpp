@@ -391,9 +391,10 @@ TEST_F(KernelRun, AKernelsMessageIsMadePrintable) {
             "a b c?[0m\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80??????");
 }
 
-// A kernel that writes into the column ratio() gives it (a const double*)
-// is named; sm and delayed, which see the same moves, give bit for bit
-// what they give without it.
+// A kernel that writes into the matrix reset() gives it and the column
+// ratio() gives it (const double*) is named for each; sm and delayed, which
+// see the same matrices and moves, give bit for bit what they give
+// without it.
 TEST_F(KernelRun, AKernelThatWritesItsInputIsNamedAndHarmsNoOther) {
   const std::string others =
       "[[experiment]]\nworkload = \"gaussian\"\nn = 12\nsweeps = 4\n"
@@ -406,6 +407,10 @@ TEST_F(KernelRun, AKernelThatWritesItsInputIsNamedAndHarmsNoOther) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("CHECK FAILED: gaussian-n12 / kernel-broken-writes-input-double: wrote "
                        "into the column it was given (const) in ratio"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("CHECK FAILED: gaussian-n12 / kernel-broken-writes-input-double: wrote "
+                       "into the matrix it was given (const) in reset"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("sm-double"), std::string::npos) << r.err;
