@@ -312,8 +312,8 @@ class LockstepExperiment {
   std::int64_t last_checkpoint_ = 0;  // the move of the last checkpoint
   double reference_elapsed_s_ = 0.0;
   double ratio_condition_max_ = 0.0;
-  double kappa_max_ = 0.0;            // largest finite condition_1 at a checkpoint
-  std::int64_t longest_cycle_ = 0;    // updates of the longest cycle applied
+  double kappa_max_ = 0.0;          // largest finite condition_1 at a checkpoint
+  std::int64_t longest_cycle_ = 0;  // updates of the longest cycle applied
   CpuShare cpu_share_;
   mutable Clock::time_point last_progress_{};
   bool progress_ = false;
@@ -573,7 +573,9 @@ void LockstepExperiment::checkpoint() {
                                     per_move() ? ratio_condition_max_ : kNaN,
                                     reference_elapsed_s_};
   reference_row.cycles = cycles_;
-  if (std::isfinite(reference_row.condition_1)) kappa_max_ = std::fmax(kappa_max_, reference_row.condition_1);
+  if (std::isfinite(reference_row.condition_1)) {
+    kappa_max_ = std::fmax(kappa_max_, reference_row.condition_1);
+  }
   writer_.append(handle_, reference_row);
   reference_elapsed_s_ += seconds_since(t0);
   ratio_condition_max_ = 0.0;
@@ -703,11 +705,11 @@ void LockstepExperiment::check(const Lane& lane, std::vector<CheckFailure>& fail
   if (kernel) {
     if (lane.updater) for (std::string& what : lane.updater->findings()) add(std::move(what));
     const UpdaterOptions& o = lane.config->options;
-    const std::int64_t carried = o.recompute_every > 0 ? std::min<std::int64_t>(o.recompute_every, accepted_)
-                                                        : accepted_;
-    const KernelModelInputs model{double(experiment_.workload.n), storage_epsilon(o.precision), kappa_max_,
-                                  carried, accepted_, longest_cycle_, lane.nonfinite_log_det,
-                                  lane.nonfinite_inverse};
+    const std::int64_t carried =
+        o.recompute_every > 0 ? std::min<std::int64_t>(o.recompute_every, accepted_) : accepted_;
+    const KernelModelInputs model{double(experiment_.workload.n), storage_epsilon(o.precision),
+                                  kappa_max_, carried, accepted_, longest_cycle_,
+                                  lane.nonfinite_log_det, lane.nonfinite_inverse};
     for (std::string& what : kernel_model_failures(s, model)) add(std::move(what));
   }
   if (checks.sign_agreement && s.sign_disagreements > 0) {
