@@ -353,9 +353,10 @@ fs::path directory_of(const fs::path& path) {
   return path.has_parent_path() ? path.parent_path() : fs::path(".");
 }
 
-/// The file a results path names: a symbolic link is followed to its last
-/// target (which need not exist yet), so that the .partial is made beside
-/// that file and the commit's rename replaces it, not the link.
+}  // namespace
+
+// ---- paths -------------------------------------------------------------------
+
 fs::path through_links(fs::path path) {
   constexpr int kMaxLinks = 40;  // Linux's own limit (ELOOP)
   for (int followed = 0;; ++followed) {
@@ -367,10 +368,6 @@ fs::path through_links(fs::path path) {
     path = target.is_absolute() ? target : directory_of(path) / target;
   }
 }
-
-}  // namespace
-
-// ---- paths -------------------------------------------------------------------
 
 fs::path partial_path(const fs::path& final_path) {
   fs::path partial = final_path;

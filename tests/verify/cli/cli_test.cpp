@@ -39,7 +39,8 @@ class Cli : public slaterlab::testing::ScratchTest {
 };
 
 // -o naming a symbolic link writes through it: the file it names holds the
-// results, the link stays a link (also when it names a file not there yet).
+// results, the link stays a link (also when it names a file not there yet);
+// so do regress's baseline and summary.
 TEST_F(Cli, OutputThroughASymbolicLinkWritesItsTarget) {
   const std::string study = write("study.toml",
                                    "[[experiment]]\nworkload = \"gaussian\"\nn = 4\nmoves = 8\n"
@@ -55,6 +56,18 @@ TEST_F(Cli, OutputThroughASymbolicLinkWritesItsTarget) {
     EXPECT_FALSE(std::filesystem::exists(path("target/results.h5.partial")));
     EXPECT_TRUE(slaterlab::read_results(path("link.h5")).committed);
   }
+  // regress's baseline and its text reports are written through links too.
+  std::filesystem::create_symlink("target/baseline.h5", path("baseline.h5"));
+  std::filesystem::create_symlink("target/summary.md", path("summary.md"));
+  const std::string regress = "regress " + study + " -q --baseline " + path("baseline.h5") +
+                              " --summary " + path("summary.md");
+  ASSERT_EQ(run(regress + " --update-baseline").exit_code, 0);
+  const slaterlab::testing::CommandResult r = run(regress);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* link : {"baseline.h5", "summary.md"})
+    EXPECT_TRUE(std::filesystem::is_symlink(path(link))) << link;
+  EXPECT_TRUE(std::filesystem::is_regular_file(path("target/baseline.h5")));
+  EXPECT_TRUE(std::filesystem::is_regular_file(path("target/summary.md")));
 }
 
 // An interrupt that arrives as soon as the .partial exists (here: the
