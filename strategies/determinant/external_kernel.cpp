@@ -431,8 +431,14 @@ void ExternalKernel::accept() {
 }
 
 void ExternalKernel::reject() {
+  const Proposal& proposal = pending();  // the protocol check, and the column given
+  const int status = guarded("reject", [&] { return library_.api->reject(kernel_, message_); });
+  if (column_intact_) {
+    column_intact_ = expect_unchanged(column_in_.data(), proposal.column.data(), size(), "reject",
+                                      "the column");
+  }
   drop_pending();
-  check(guarded("reject", [&] { return library_.api->reject(kernel_, message_); }), "reject");
+  check(status, "reject");
 }
 
 void ExternalKernel::flush() {
