@@ -13,7 +13,8 @@
  *   SLK_BROKEN_EXIT      calls exit(3) in the 10th accepted move
  *   SLK_BROKEN_WRITES_INPUT  adds 1 to the first entry of the matrix that
  *                        reset() is given and of the column that ratio() is
- *                        given (const double*)
+ *                        given (const double*), and writes one entry past
+ *                        the column's end
  *   SLK_BROKEN_INVERSE   inverse() returns the identity
  *   SLK_BROKEN_SIGN_FIVE log_det() returns the sign times 5
  *   SLK_BROKEN_DROP      (with SLK_WHOLE_CYCLE) silently drops the last
@@ -252,6 +253,7 @@ static int sm_ratio(void* kernel, int k, const double* column, double* ratio, ch
   memcpy(s->column, column, sizeof(double) * (size_t)n);
 #if defined(SLK_BROKEN_WRITES_INPUT)
   ((double*)column)[0] += 1.0; /* casts away the const */
+  ((double*)column)[n] = 0.0;  /* and past the end */
 #endif
 #if defined(SLK_BROKEN_ROUNDING)
   fesetround(FE_UPWARD);

@@ -317,11 +317,44 @@ std::vector<std::string> ExternalKernel::findings() const {
   return out;
 }
 
-bool ExternalKernel::expect_unchanged(const double* given, const double* original,
-                                      Eigen::Index count, const char* call,
+namespace {
+// The bands' pattern: a signalling NaN no arithmetic produces.
+constexpr std::uint64_t kBandBits = 0x7ff4'dead'beef'0bad;
+}  // namespace
+
+double* ExternalKernel::InputCopy::assign(const double* data, Eigen::Index count) {
+  count_ = std::size_t(count);
+  buffer_.resize(count_ + 2 * kGuard);  // no allocation once the size is reached
+  std::memcpy(buffer_.data() + kGuard, data, sizeof(double) * count_);
+  bands_kept();
+  return this->data();
+}
+
+bool ExternalKernel::InputCopy::same_as(const double* original) const {
+  return std::memcmp(buffer_.data() + kGuard, original, sizeof(double) * count_) == 0;
+}
+
+bool ExternalKernel::InputCopy::bands_kept() {
+  bool kept = true;
+  for (std::size_t i = 0; i < kGuard; ++i) {
+    for (double* slot : {&buffer_[i], &buffer_[kGuard + count_ + i]}) {
+      std::uint64_t bits;
+      std::memcpy(&bits, slot, sizeof bits);
+      kept = kept && bits == kBandBits;
+      std::memcpy(slot, &kBandBits, sizeof bits);
+    }
+  }
+  return kept;
+}
+
+bool ExternalKernel::expect_unchanged(InputCopy& given, const double* original, const char* call,
                                       const char* what) const {
-  // Bit for bit: a NaN entry is unchanged when it is the same NaN.
-  if (std::memcmp(given, original, sizeof(double) * std::size_t(count)) == 0) return true;
+  if (!given.bands_kept()) {
+    note(std::string("past ") + what, std::string("wrote past an end of ") + what +
+                                          " it was given in " + call +
+                                          " (into a guard band: slaterlab's memory untouched)");
+  }
+  if (given.same_as(original)) return true;
   note(std::string("input ") + what, std::string("wrote into ") + what +
                                          " it was given (const) in " + call +
                                          " (its own copy: no other strategy saw the change)");
@@ -377,10 +410,10 @@ void ExternalKernel::check(int status, const char* call) const {
 }
 
 void ExternalKernel::restart() {
-  matrix_in_ = matrix();
-  const int status = guarded(
-      "reset", [&] { return library_.api->reset(kernel_, matrix_in_.data(), int(size()), message_); });
-  expect_unchanged(matrix_in_.data(), matrix().data(), matrix().size(), "reset", "the matrix");
+  double* a = matrix_in_.assign(matrix().data(), matrix().size());
+  const int status =
+      guarded("reset", [&] { return library_.api->reset(kernel_, a, int(size()), message_); });
+  expect_unchanged(matrix_in_, matrix().data(), "reset", "the matrix");
   check(status, "reset");
 }
 
@@ -403,13 +436,12 @@ void ExternalKernel::reset(const Eigen::MatrixXd& a) {
 
 Ratio ExternalKernel::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
   begin_proposal(k, new_column);
-  column_in_ = new_column;  // the same size after the first move: no allocation
+  const double* column = column_in_.assign(new_column.data(), size());
   proposed_k_ = k;
   double value = 0.0;
   const int status = guarded(
-      "ratio", [&] { return library_.api->ratio(kernel_, int(k), column_in_.data(), &value, message_); });
-  column_intact_ = expect_unchanged(column_in_.data(), new_column.data(), size(), "ratio",
-                                    "the column");
+      "ratio", [&] { return library_.api->ratio(kernel_, int(k), column, &value, message_); });
+  column_intact_ = expect_unchanged(column_in_, new_column.data(), "ratio", "the column");
   check(status, "ratio");
   return classify(value, status == SLATERLAB_BREAKDOWN);
 }
@@ -424,8 +456,7 @@ void ExternalKernel::accept() {
   const int status = guarded("accept", [&] { return library_.api->accept(kernel_, message_); });
   // A kernel may keep the column's pointer from ratio() until here.
   if (column_intact_) {
-    expect_unchanged(column_in_.data(), matrix().col(proposed_k_).data(), size(), "accept",
-                     "the column");
+    expect_unchanged(column_in_, matrix().col(proposed_k_).data(), "accept", "the column");
   }
   check(status, "accept");
 }
@@ -434,8 +465,7 @@ void ExternalKernel::reject() {
   const Proposal& proposal = pending();  // the protocol check, and the column given
   const int status = guarded("reject", [&] { return library_.api->reject(kernel_, message_); });
   if (column_intact_) {
-    column_intact_ = expect_unchanged(column_in_.data(), proposal.column.data(), size(), "reject",
-                                      "the column");
+    column_intact_ = expect_unchanged(column_in_, proposal.column.data(), "reject", "the column");
   }
   drop_pending();
   check(status, "reject");
@@ -482,14 +512,14 @@ CycleRatio ExternalKernel::apply_cycle(const std::vector<ColumnUpdate>& updates)
     columns.col(u) = updates[std::size_t(u)].column;
     electrons.push_back(int(updates[std::size_t(u)].k));
   }
-  const Eigen::MatrixXd given = columns;
+  double* given = columns_in_.assign(columns.data(), columns.size());
   const std::vector<int> given_electrons = electrons;
   double value = 0.0;
   const int status = guarded("apply_cycle", [&] {
-    return library_.api->apply_cycle(kernel_, int(m), columns.data(), int(n), electrons.data(),
-                                     &value, message_);
+    return library_.api->apply_cycle(kernel_, int(m), given, int(n), electrons.data(), &value,
+                                     message_);
   });
-  expect_unchanged(columns.data(), given.data(), columns.size(), "apply_cycle", "the columns");
+  expect_unchanged(columns_in_, columns.data(), "apply_cycle", "the columns");
   if (electrons != given_electrons) {
     note("input electrons",
          "wrote into the electron indices it was given (const) in apply_cycle (its own copy)");

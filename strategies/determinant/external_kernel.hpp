@@ -93,6 +93,25 @@ class ExternalKernel final : public UpdaterBase {
   std::vector<std::string> findings() const override;
 
  private:
+  /// A kernel's copy of an input, with a guard band of kGuard doubles on
+  /// each side: a write just past either end lands in the band, not in
+  /// slaterlab's heap, and is seen.
+  class InputCopy {
+   public:
+    /// Copies count doubles; the pointer handed to the kernel.
+    double* assign(const double* data, Eigen::Index count);
+    double* data() { return buffer_.data() + kGuard; }
+    /// Whether the copy is bit for bit `original` (a NaN equal to the same NaN).
+    bool same_as(const double* original) const;
+    /// Whether the bands are as assign() left them; puts them back.
+    bool bands_kept();
+
+   private:
+    static constexpr std::size_t kGuard = 16;
+    std::vector<double> buffer_;
+    std::size_t count_ = 0;
+  };
+
   /// validating: a refusal is bad input (std::invalid_argument), else a finding.
   void* create(int n, bool validating) const;
   void restart();  // the kernel from the exact current matrix
@@ -101,9 +120,10 @@ class ExternalKernel final : public UpdaterBase {
   std::string kernel_message() const;
   /// A finding, recorded once per kind (the first one's text).
   void note(std::string_view kind, std::string what) const;
-  /// Notes a kernel that wrote into the input `what` of `call`; false then.
-  bool expect_unchanged(const double* given, const double* original, Eigen::Index count,
-                        const char* call, const char* what) const;
+  /// Notes a kernel that wrote into the input `what` of `call`, or past
+  /// its ends; false when it wrote into it.
+  bool expect_unchanged(InputCopy& given, const double* original, const char* call,
+                        const char* what) const;
   /// Runs one call into the kernel under the crash and hang guard
   /// (external_kernel.cpp); a crash or a time-out kills the kernel and throws.
   template <class Call>
@@ -119,8 +139,9 @@ class ExternalKernel final : public UpdaterBase {
   mutable std::vector<std::pair<std::string, std::string>> findings_;  // kind, text
   // The kernel's own copies of its inputs (kept between calls, so that a
   // kernel that keeps the pointer reads what it was given).
-  Eigen::MatrixXd matrix_in_;
-  Eigen::VectorXd column_in_;
+  InputCopy matrix_in_;
+  InputCopy column_in_;
+  InputCopy columns_in_;  // of apply_cycle
   Eigen::Index proposed_k_ = 0;
   bool column_intact_ = true;  // the kernel left the column of the last ratio() as given
 };

@@ -392,7 +392,8 @@ TEST_F(KernelRun, AKernelsMessageIsMadePrintable) {
 }
 
 // A kernel that writes into the matrix reset() gives it and the column
-// ratio() gives it (const double*) is named for each; sm and delayed, which
+// ratio() gives it (const double*), and one entry past the column's end, is
+// named for each; sm and delayed, which
 // see the same matrices and moves, give bit for bit what they give
 // without it.
 TEST_F(KernelRun, AKernelThatWritesItsInputIsNamedAndHarmsNoOther) {
@@ -411,6 +412,10 @@ TEST_F(KernelRun, AKernelThatWritesItsInputIsNamedAndHarmsNoOther) {
       << r.err;
   EXPECT_NE(r.err.find("CHECK FAILED: gaussian-n12 / kernel-broken-writes-input-double: wrote "
                        "into the matrix it was given (const) in reset"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("CHECK FAILED: gaussian-n12 / kernel-broken-writes-input-double: wrote "
+                       "past an end of the column it was given in ratio"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("sm-double"), std::string::npos) << r.err;
