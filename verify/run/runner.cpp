@@ -362,7 +362,10 @@ void LockstepExperiment::start() {
     try {
       lane.updater = make_updater(s->name, s->options);
       lane.updater->reset(a0);
+    } catch (const SingularMatrixError& error) {
+      lane.fail(error);
     } catch (const std::exception& error) {
+      if (!strategy_traits(s->name).loads_library) throw;  // a built-in's: not a finding
       lane.fail(error);
     }
     lane.wall_s += seconds_since(t);
@@ -601,6 +604,7 @@ void LockstepExperiment::checkpoint() {
         state = lane.updater->maintained();
       }
     } catch (const std::exception& error) {
+      if (!strategy_traits(lane.config->name).loads_library) throw;  // a built-in's: not a finding
       lane.fail(error);
       continue;
     }
