@@ -22,7 +22,8 @@
  *   SLK_BROKEN_START     fails where the options say: fail_reset = "crash" |
  *                        "hang" | "status" (an undefined status, 77, with a
  *                        message holding a line break, an escape sequence
- *                        and invalid UTF-8) | "oom" (malloc fails), in every
+ *                        and invalid UTF-8) | "oom" (malloc fails) |
+ *                        "long_message" (300 bytes into the message), in every
  *                        reset with N > 1; largest_n = "M": create refuses N > M;
  *                        exit_in_create = "yes": create calls exit(4)
  *   SLK_BROKEN_LOAD      calls exit(5) when the library is loaded (a constructor)
@@ -66,7 +67,7 @@ typedef struct {
   int sign;
   long accepted;
 #if defined(SLK_BROKEN_START)
-  const char* fail_reset; /* "", "crash", "hang", "status" or "oom" */
+  const char* fail_reset; /* "" or one of the fail_reset options */
 #endif
 } sm_kernel;
 
@@ -87,8 +88,8 @@ static void* sm_create(int n, int precision, double breakdown, int n_options,
   for (int i = 0; i < n_options; ++i) {
 #if defined(SLK_BROKEN_START)
     if (strcmp(options[i].key, "fail_reset") == 0) {
-      static const char* const known[] = {"crash", "hang", "status", "oom"};
-      for (int w = 0; w < 4; ++w)
+      static const char* const known[] = {"crash", "hang", "status", "oom", "long_message"};
+      for (int w = 0; w < 5; ++w)
         if (strcmp(options[i].value, known[w]) == 0) fail_reset = known[w];
       continue;
     }
@@ -204,6 +205,11 @@ static int sm_reset(void* kernel, const double* a, int lda, char* message) {
   if (n > 1 && strcmp(s->fail_reset, "status") == 0) {
     say(message, "line one\nline two \033[31mred\033[0m \xff\xfe end");
     return 77;
+  }
+  if (n > 1 && strcmp(s->fail_reset, "long_message") == 0) {
+    memset(message, 'x', 299);
+    message[299] = '\0';
+    return SLATERLAB_INTERNAL;
   }
   if (n > 1 && strcmp(s->fail_reset, "oom") == 0) {
     double* huge = malloc((size_t)1 << 62);

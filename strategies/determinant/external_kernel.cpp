@@ -218,6 +218,7 @@ std::string printable_text(std::string_view text) {
 
 ExternalKernel::ExternalKernel(UpdaterOptions options)
     : UpdaterBase(std::move(options)), library_(library_of(this->options())) {
+  std::memset(message_ + SLATERLAB_MESSAGE_SIZE, kBandByte, kMessageBand);
   const auto precisions = declared_precisions(*library_.api);
   if (std::find(precisions.begin(), precisions.end(), precision()) == precisions.end()) {
     throw std::invalid_argument("kernel '" + library_.name + "' (" + library_.path +
@@ -268,13 +269,11 @@ int ExternalKernel::guarded(const char* name, Call call) const {
   if (const int sig = sigsetjmp(jump, 0)) {
     restore_fp_env(env);
     if (sig == kKernelExitJump) {
-      dead_ = "called " + std::string(kernel_exit_function()) + "(" +
-              std::to_string(kernel_exit_status()) + ") in " + name;
-    } else {
-      dead_ = sig == SIGALRM ? fmt_timeout(name)
-                             : "crashed in " + std::string(name) + ": " + describe_signal(sig);
+      die("called " + std::string(kernel_exit_function()) + "(" +
+          std::to_string(kernel_exit_status()) + ") in " + name);
     }
-    throw std::runtime_error("kernel '" + library_.name + "' " + *dead_);
+    die(sig == SIGALRM ? fmt_timeout(name)
+                       : "crashed in " + std::string(name) + ": " + describe_signal(sig));
   }
   message_[0] = '\0';
   int status = 0;
@@ -284,19 +283,36 @@ int ExternalKernel::guarded(const char* name, Call call) const {
     // A C++ kernel's exception through the C ABI (where its frames let it
     // unwind): its state is unknown, so it is dead as after a crash.
     restore_fp_env(env);
-    dead_ = "threw through the C ABI in " + std::string(name) + ": " + printable_text(e.what());
-    throw std::runtime_error("kernel '" + library_.name + "' " + *dead_);
+    die("threw through the C ABI in " + std::string(name) + ": " + printable_text(e.what()));
   } catch (...) {
     restore_fp_env(env);
-    dead_ = "threw through the C ABI in " + std::string(name) + " (not a std::exception)";
-    throw std::runtime_error("kernel '" + library_.name + "' " + *dead_);
+    die("threw through the C ABI in " + std::string(name) + " (not a std::exception)");
   }
+  after_call(name, env);
+  return status;
+}
+
+void ExternalKernel::die(std::string why) const {
+  dead_ = std::move(why);
+  throw std::runtime_error("kernel '" + library_.name + "' " + *dead_);
+}
+
+void ExternalKernel::after_call(const char* name, const FpEnv& env) const {
   if (const FpEnv now = current_fp_env(); !(now == env)) {
-    note(std::string("fp ") + name, "changed the floating-point environment in " + std::string(name) + " (" +
-         describe_fp_change(env, now) + "), which slaterlab restored after the call");
+    note(std::string("fp ") + name, "changed the floating-point environment in " +
+                                        std::string(name) + " (" + describe_fp_change(env, now) +
+                                        "), which slaterlab restored after the call");
     restore_fp_env(env);
   }
-  return status;
+  char* band = message_ + SLATERLAB_MESSAGE_SIZE;
+  for (std::size_t i = 0; i < kMessageBand; ++i) {
+    if (band[i] == kBandByte) continue;
+    note("message", "wrote past the end of its message buffer in " + std::string(name) +
+                        " (SLATERLAB_MESSAGE_SIZE = " + std::to_string(SLATERLAB_MESSAGE_SIZE) +
+                        " bytes, the terminator included)");
+    std::memset(band, kBandByte, kMessageBand);
+    break;
+  }
 }
 
 std::string ExternalKernel::fmt_timeout(const char* name) const {
@@ -389,7 +405,8 @@ void* ExternalKernel::create(int n, bool validating) const {
 }
 
 std::string ExternalKernel::kernel_message() const {
-  return printable_text(std::string_view(message_, strnlen(message_, SLATERLAB_MESSAGE_SIZE)));
+  // At most SLATERLAB_MESSAGE_SIZE - 1 bytes, whether the kernel ended it or not.
+  return printable_text(std::string_view(message_, strnlen(message_, SLATERLAB_MESSAGE_SIZE - 1)));
 }
 
 std::string ExternalKernel::label() const {

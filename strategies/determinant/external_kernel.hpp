@@ -34,6 +34,8 @@
 
 namespace slaterlab {
 
+struct FpEnv;  // kernel_call_guard.hpp
+
 /// A validated kernel library, kept loaded for the life of the process.
 struct KernelLibrary {
   std::string path;     // absolute
@@ -129,12 +131,21 @@ class ExternalKernel final : public UpdaterBase {
   template <class Call>
   int guarded(const char* name, Call call) const;
   std::string fmt_timeout(const char* name) const;
+  /// Marks the kernel dead for `why` and throws std::runtime_error naming it.
+  [[noreturn]] void die(std::string why) const;
+  /// After a call: the message buffer's band as it was (put back, and a
+  /// finding if not) and the floating-point environment `env` (likewise).
+  void after_call(const char* name, const FpEnv& env) const;
 
   const KernelLibrary& library_;
   void* kernel_ = nullptr;
   Eigen::Index kernel_n_ = 0;
   double timeout_ = kernel_call_timeout(1);  // seconds per call at the current N
-  mutable char message_[SLATERLAB_MESSAGE_SIZE] = {};
+  // The message buffer and a guard band after it (kMessageBand bytes of
+  // kBandByte): a message longer than SLATERLAB_MESSAGE_SIZE is seen.
+  static constexpr std::size_t kMessageBand = 64;
+  static constexpr char kBandByte = char(0xa5);
+  mutable char message_[SLATERLAB_MESSAGE_SIZE + kMessageBand] = {};
   mutable std::optional<std::string> dead_;  // why the kernel may not be called again
   mutable std::vector<std::pair<std::string, std::string>> findings_;  // kind, text
   // The kernel's own copies of its inputs (kept between calls, so that a

@@ -374,6 +374,22 @@ TEST_F(KernelRun, AKernelThatExitsWhileValidatedIsBadInput) {
   }
 }
 
+// A message longer than SLATERLAB_MESSAGE_SIZE lands in a guard band after
+// the buffer and is a finding; what the buffer holds is cut at its size.
+TEST_F(KernelRun, AMessagePastItsBufferIsNamed) {
+  const std::string toml = write("study.toml", two_experiments(kernel("broken_start"),
+                                                               "options = { fail_reset = \"long_message\" }"));
+  const testing::CommandResult r = run("run " + toml + " -q -o " + path("r.h5"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("kernel-broken-start-double: wrote past the end of its message buffer in "
+                       "reset (SLATERLAB_MESSAGE_SIZE = 256 bytes"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("reset: " + std::string(SLATERLAB_MESSAGE_SIZE - 1, 'x') + "\n"),
+            std::string::npos)
+      << r.err;
+}
+
 // A kernel's message reaches the terminal and the results file printable:
 // no line break, no escape sequence, valid UTF-8.
 TEST_F(KernelRun, AKernelsMessageIsMadePrintable) {
