@@ -254,6 +254,9 @@ class KernelRun : public testing::ScratchTest {
                  "[[strategy]]\nname = \"sm\"\n"
                  "[[strategy]]\nname = \"kernel\"\nlibrary = \"" + library + "\"\n");
   }
+  /// `run` of two_experiments (below) with broken_start failing its resets
+  /// as `how` (its fail_reset option), the results in r.h5.
+  testing::CommandResult run_start_failure(const std::string& how) const;
 };
 
 std::string sha256_of(const std::string& file) {
@@ -311,6 +314,12 @@ std::string two_experiments(const std::string& library, const std::string& optio
   return "[[experiment]]\nworkload = \"gaussian\"\nn = [8, 12]\nsweeps = 2\n"
          "[[strategy]]\nname = \"sm\"\n"
          "[[strategy]]\nname = \"kernel\"\nlibrary = \"" + library + "\"\n" + options + "\n";
+}
+
+testing::CommandResult KernelRun::run_start_failure(const std::string& how) const {
+  const std::string toml = write("study.toml", two_experiments(kernel("broken_start"),
+                                                               "options = { fail_reset = \"" + how + "\" }"));
+  return run("run " + toml + " -q -o " + path("r.h5"));
 }
 
 // A kernel that crashes, hangs, returns a status the header does not define
@@ -377,9 +386,7 @@ TEST_F(KernelRun, AKernelThatExitsWhileValidatedIsBadInput) {
 // A message longer than SLATERLAB_MESSAGE_SIZE lands in a guard band after
 // the buffer and is a finding; what the buffer holds is cut at its size.
 TEST_F(KernelRun, AMessagePastItsBufferIsNamed) {
-  const std::string toml = write("study.toml", two_experiments(kernel("broken_start"),
-                                                               "options = { fail_reset = \"long_message\" }"));
-  const testing::CommandResult r = run("run " + toml + " -q -o " + path("r.h5"));
+  const testing::CommandResult r = run_start_failure("long_message");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("kernel-broken-start-double: wrote past the end of its message buffer in "
                        "reset (SLATERLAB_MESSAGE_SIZE = 256 bytes"),
@@ -393,9 +400,7 @@ TEST_F(KernelRun, AMessagePastItsBufferIsNamed) {
 // A kernel's message reaches the terminal and the results file printable:
 // no line break, no escape sequence, valid UTF-8.
 TEST_F(KernelRun, AKernelsMessageIsMadePrintable) {
-  const std::string toml = write(
-      "study.toml", two_experiments(kernel("broken_start"), "options = { fail_reset = \"status\" }"));
-  const testing::CommandResult r = run("run " + toml + " -q -o " + path("r.h5"));
+  const testing::CommandResult r = run_start_failure("status");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const std::string printable = "line one line two ?[31mred?[0m ?? end";
   EXPECT_NE(r.err.find(printable), std::string::npos) << r.err;
@@ -409,9 +414,8 @@ TEST_F(KernelRun, AKernelsMessageIsMadePrintable) {
 
 // A kernel that writes into the matrix reset() gives it and the column
 // ratio() gives it (const double*), and one entry past the column's end, is
-// named for each; sm and delayed, which
-// see the same matrices and moves, give bit for bit what they give
-// without it.
+// named for each; sm and delayed, which see the same matrices and moves,
+// give bit for bit what they give without it.
 TEST_F(KernelRun, AKernelThatWritesItsInputIsNamedAndHarmsNoOther) {
   const std::string others =
       "[[experiment]]\nworkload = \"gaussian\"\nn = 12\nsweeps = 4\n"
