@@ -512,6 +512,25 @@ TEST(KernelExample, AKernelThatChangesTheRoundingModeInACallIsReported) {
   EXPECT_NE(k->findings()[0].find("rounding mode"), std::string::npos) << k->findings()[0];
 }
 
+// A cycle the kernel declares a breakdown carries no ratio to judge: with a
+// threshold no ratio reaches, every cycle is a breakdown (counted), none
+// enters the cycle ratio error (NaN), and no per-update ratio was formed
+// (NaN), so no check fails.
+TEST_F(KernelRun, ACycleDeclaredABreakdownIsCountedNotJudged) {
+  const std::string toml = write(
+      "study.toml",
+      "[[experiment]]\nworkload = \"excitation-cycles\"\nn = 8\nrank = 3\nmoves = 48\n"
+      "[[strategy]]\nname = \"kernel\"\nlibrary = \"" + kernel("example_cycle") +
+          "\"\nbreakdown = 1e300\n");
+  const testing::CommandResult r = run("run " + toml + " -q -o " + path("r.h5"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const StrategySummary& s = *read_results(path("r.h5")).experiments[0].strategies[0].summary;
+  EXPECT_GT(s.cycles, 0);
+  EXPECT_EQ(s.cycle_breakdowns, s.cycles);
+  EXPECT_TRUE(std::isnan(s.max_cycle_ratio_error)) << s.max_cycle_ratio_error;
+  EXPECT_TRUE(std::isnan(s.max_ratio_error)) << s.max_ratio_error;
+}
+
 // Wrong answers fail the checks every kernel is held to by default: an
 // inverse that is the identity, a sign of +-5, an update cycle that drops
 // an update (experiments/cycles.toml); the correct examples pass the same.
