@@ -10,6 +10,26 @@
  *   SLK_BROKEN_RANK1     drops the -e_k term of the rank-1 correction
  *   SLK_BROKEN_CRASH     dereferences NULL at the 10th accepted move (SIGSEGV)
  *   SLK_BROKEN_HANG      never returns from the 10th accepted move
+ *   SLK_BROKEN_EXIT      calls exit(3) in the 10th accepted move
+ *   SLK_BROKEN_WRITES_INPUT  adds 1 to the first entry of the matrix that
+ *                        reset() is given and of the column that ratio() is
+ *                        given (const double*), and writes one entry past
+ *                        the column's end
+ *   SLK_BROKEN_INVERSE   inverse() returns the identity
+ *   SLK_BROKEN_SIGN_FIVE log_det() returns the sign times 5
+ *   SLK_BROKEN_DROP      (with SLK_WHOLE_CYCLE) silently drops the last
+ *                        update of every cycle of two or more
+ *   SLK_BROKEN_START     fails where the options say: fail_reset = "crash" |
+ *                        "hang" | "status" (an undefined status, 77, with a
+ *                        message holding a line break, an escape sequence
+ *                        and invalid UTF-8) | "oom" (malloc fails) |
+ *                        "long_message" (300 bytes into the message), in every
+ *                        reset with N > 1; largest_n = "M": create refuses N > M;
+ *                        exit_in_create = "yes": create calls exit(4)
+ *   SLK_BROKEN_LOAD      calls exit(5) when the library is loaded (a constructor)
+ *   SLK_BROKEN_ROUNDING  sets the rounding mode to upward in ratio() and
+ *                        leaves it so
+ * (broken_fastmath is the plain source built with -ffast-math.)
  * The broken ones exist to show that slaterlab catches each of them.
  *
  * State: the inverse B = A^{-1}, row-major (row k of B is contiguous: the
@@ -18,6 +38,7 @@
  * Option: pivot = "partial" (default) | "none": the Gauss-Jordan inversion
  * of reset() with or without row pivoting.
  */
+#include <fenv.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +66,9 @@ typedef struct {
   double log_abs;
   int sign;
   long accepted;
+#if defined(SLK_BROKEN_START)
+  const char* fail_reset; /* "" or one of the fail_reset options */
+#endif
 } sm_kernel;
 
 static void say(char* message, const char* text) {
@@ -57,7 +81,24 @@ static void say(char* message, const char* text) {
 static void* sm_create(int n, int precision, double breakdown, int n_options,
                        const slaterlab_option* options, char* message) {
   int pivot = 1;
+#if defined(SLK_BROKEN_START)
+  const char* fail_reset = "";
+  long largest_n = -1;
+#endif
   for (int i = 0; i < n_options; ++i) {
+#if defined(SLK_BROKEN_START)
+    if (strcmp(options[i].key, "fail_reset") == 0) {
+      static const char* const known[] = {"crash", "hang", "status", "oom", "long_message"};
+      for (int w = 0; w < 5; ++w)
+        if (strcmp(options[i].value, known[w]) == 0) fail_reset = known[w];
+      continue;
+    }
+    if (strcmp(options[i].key, "largest_n") == 0) {
+      largest_n = strtol(options[i].value, NULL, 10);
+      continue;
+    }
+    if (strcmp(options[i].key, "exit_in_create") == 0) exit(4);
+#endif
     if (strcmp(options[i].key, "pivot") == 0 && strcmp(options[i].value, "partial") == 0) {
       pivot = 1;
     } else if (strcmp(options[i].key, "pivot") == 0 && strcmp(options[i].value, "none") == 0) {
@@ -74,8 +115,17 @@ static void* sm_create(int n, int precision, double breakdown, int n_options,
     say(message, "needs N >= 1 and double precision");
     return NULL;
   }
+#if defined(SLK_BROKEN_START)
+  if (largest_n >= 0 && n > largest_n) {
+    say(message, "this kernel takes N up to largest_n only");
+    return NULL;
+  }
+#endif
   sm_kernel* s = calloc(1, sizeof *s);
   if (!s) return NULL;
+#if defined(SLK_BROKEN_START)
+  s->fail_reset = fail_reset;
+#endif
   s->n = n;
   s->breakdown = breakdown;
   s->pivot = pivot;
@@ -142,6 +192,34 @@ static int gauss_jordan(double* m, int n, int pivoting, double* log_abs, int* si
 static int sm_reset(void* kernel, const double* a, int lda, char* message) {
   sm_kernel* s = kernel;
   const int n = s->n;
+#if defined(SLK_BROKEN_START)
+  if (n > 1 && strcmp(s->fail_reset, "crash") == 0) {
+    volatile int* volatile nowhere = NULL;
+    *nowhere = 1;
+  }
+  if (n > 1 && strcmp(s->fail_reset, "hang") == 0) {
+    volatile int forever = 1;
+    while (forever) {
+    }
+  }
+  if (n > 1 && strcmp(s->fail_reset, "status") == 0) {
+    say(message, "line one\nline two \033[31mred\033[0m \xff\xfe end");
+    return 77;
+  }
+  if (n > 1 && strcmp(s->fail_reset, "long_message") == 0) {
+    memset(message, 'x', 299);
+    message[299] = '\0';
+    return SLATERLAB_INTERNAL;
+  }
+  if (n > 1 && strcmp(s->fail_reset, "oom") == 0) {
+    double* huge = malloc((size_t)1 << 62);
+    if (!huge) {
+      say(message, "out of memory");
+      return SLATERLAB_INTERNAL;
+    }
+    free(huge);
+  }
+#endif
   double* m = malloc(sizeof(double) * (size_t)n * 2 * (size_t)n);
   if (!m) {
     say(message, "out of memory");
@@ -160,6 +238,9 @@ static int sm_reset(void* kernel, const double* a, int lda, char* message) {
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) s->inv[i * n + j] = m[i * 2 * n + n + j];
   free(m);
+#if defined(SLK_BROKEN_WRITES_INPUT)
+  ((double*)a)[0] += 1.0; /* casts away the const */
+#endif
   s->pending_k = -1;
   s->accepted = 0;
   return SLATERLAB_OK;
@@ -176,6 +257,13 @@ static int sm_ratio(void* kernel, int k, const double* column, double* ratio, ch
   double rho = 0.0;
   for (int j = 0; j < n; ++j) rho += s->inv[k * n + j] * column[j];
   memcpy(s->column, column, sizeof(double) * (size_t)n);
+#if defined(SLK_BROKEN_WRITES_INPUT)
+  ((double*)column)[0] += 1.0; /* casts away the const */
+  ((double*)column)[n] = 0.0;  /* and past the end */
+#endif
+#if defined(SLK_BROKEN_ROUNDING)
+  fesetround(FE_UPWARD);
+#endif
   s->pending_k = k;
   s->pending_ratio = rho;
   *ratio = rho;
@@ -191,11 +279,13 @@ static int sm_accept(void* kernel, char* message) {
     say(message, "accept without a pending ratio");
     return SLATERLAB_BAD_ARGUMENT;
   }
-#if defined(SLK_BROKEN_CRASH) || defined(SLK_BROKEN_HANG)
+#if defined(SLK_BROKEN_CRASH) || defined(SLK_BROKEN_HANG) || defined(SLK_BROKEN_EXIT)
   if (++s->accepted == 10) {
 #if defined(SLK_BROKEN_CRASH)
     volatile int* volatile nowhere = NULL;
     *nowhere = 1;
+#elif defined(SLK_BROKEN_EXIT)
+    exit(3);
 #else
     volatile int forever = 1;
     while (forever) {
@@ -243,7 +333,11 @@ static int sm_log_det(void* kernel, double* log_abs, int* sign, char* message) {
   const sm_kernel* s = kernel;
   (void)message;
   *log_abs = s->log_abs;
+#if defined(SLK_BROKEN_SIGN_FIVE)
+  *sign = 5 * s->sign;
+#else
   *sign = s->sign;
+#endif
   return SLATERLAB_OK;
 }
 
@@ -251,7 +345,13 @@ static int sm_inverse(void* kernel, double* out, int ld, char* message) {
   const sm_kernel* s = kernel;
   (void)message;
   for (int j = 0; j < s->n; ++j)
-    for (int i = 0; i < s->n; ++i) out[(size_t)j * (size_t)ld + (size_t)i] = s->inv[i * s->n + j];
+    for (int i = 0; i < s->n; ++i) {
+#if defined(SLK_BROKEN_INVERSE)
+      out[(size_t)j * (size_t)ld + (size_t)i] = i == j ? 1.0 : 0.0;
+#else
+      out[(size_t)j * (size_t)ld + (size_t)i] = s->inv[i * s->n + j];
+#endif
+    }
   return SLATERLAB_OK;
 }
 
@@ -268,6 +368,9 @@ static int sm_apply_cycle(void* kernel, int n_updates, const double* columns, in
   sm_kernel* s = kernel;
   const int n = s->n;
   int m = 0;
+#if defined(SLK_BROKEN_DROP)
+  if (n_updates > 1) --n_updates; /* the last update is lost, and nobody is told */
+#endif
   int* k = malloc(sizeof(int) * (size_t)(n_updates > 0 ? n_updates : 1));
   const double** c = malloc(sizeof(double*) * (size_t)(n_updates > 0 ? n_updates : 1));
   double* y = malloc(sizeof(double) * (size_t)n * (size_t)(n_updates > 0 ? n_updates : 1));
@@ -359,6 +462,10 @@ static const slaterlab_kernel_api sm_api = {
     NULL,
 #endif
 };
+
+#if defined(SLK_BROKEN_LOAD)
+__attribute__((constructor)) static void end_at_load(void) { exit(5); }
+#endif
 
 #if !defined(SLK_NO_ENTRY)
 SLATERLAB_KERNEL_EXPORT const slaterlab_kernel_api* slaterlab_kernel(void) { return &sm_api; }

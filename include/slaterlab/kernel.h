@@ -21,6 +21,11 @@
  * - Every call that can fail returns a slaterlab_status and, when it is not
  *   SLATERLAB_OK, may write a NUL-terminated message of at most
  *   SLATERLAB_MESSAGE_SIZE bytes (terminator included) into `message`.
+ * - Inputs (const) are the kernel's own copies and must stay unchanged;
+ *   every call returns (no exit(), no crash, no hang) and leaves the
+ *   floating-point environment (rounding, flush-to-zero) as it found it, as
+ *   loading the library must (no -ffast-math at link time). slaterlab
+ *   checks each and reports a kernel that does not (docs/kernels.md).
  *
  * The loader checks abi_version == SLATERLAB_KERNEL_ABI_VERSION and that
  * every required function pointer is set before any work; a mismatch is an

@@ -127,6 +127,12 @@ class DeterminantUpdater {
   /// applies ratio() + accept() per update in order, value = product of the
   /// per-update ratios; strategies that can do better override it.
   virtual CycleRatio apply_cycle(const std::vector<ColumnUpdate>& updates);
+
+  /// What the strategy did wrong besides its numbers, each a finding that
+  /// did not stop it (an external kernel that wrote into an input or changed
+  /// the floating-point environment, which slaterlab undid); none for the
+  /// built-ins.
+  virtual std::vector<std::string> findings() const { return {}; }
 };
 
 }  // namespace slaterlab

@@ -2,24 +2,22 @@
 
 #include <dlfcn.h>
 #include <openssl/evp.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <chrono>
+#include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <stdexcept>
+
+#include "slaterlab/strategies/determinant/kernel_call_guard.hpp"
 
 namespace slaterlab {
 namespace {
@@ -49,14 +47,46 @@ std::string sha256_of(const std::string& path) {
   return hex;
 }
 
+/// Runs the library's own code at loading (its constructors inside dlopen,
+/// its entry point) under the call guard: a crash, a hang or an exit there
+/// is bad input naming the library, not the end of slaterlab.
+template <class Step>
+auto while_loading(const std::string& given, const char* step, Step run_step) {
+  arm_kernel_guard();
+  sigjmp_buf jump;
+  const KernelCallScope scope(jump, kernel_call_timeout(1));
+  if (const int sig = sigsetjmp(jump, 0)) {
+    if (sig == kKernelExitJump) {
+      bad_library(given, "called " + std::string(kernel_exit_function()) + "(" +
+                             std::to_string(kernel_exit_status()) + ") in " + step);
+    }
+    bad_library(given, (sig == SIGALRM ? std::string("hung in ") : std::string("crashed in ")) +
+                           step + (sig == SIGALRM ? "" : ": " + describe_signal(sig)));
+  }
+  return run_step();
+}
+
 KernelLibrary open_library(const std::string& given) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path path = fs::absolute(given, ec);
   if (ec || !fs::exists(path, ec)) bad_library(given, "no such file");
   if (!fs::is_regular_file(path, ec)) bad_library(given, "not a regular file");
+  // Loading runs the library's constructors: one linked with -ffast-math
+  // (gcc's crtfastmath.o) sets flush-to-zero and denormals-are-zero for the
+  // whole process, which would change slaterlab's own arithmetic.
+  const FpEnv before = current_fp_env();
   // Absolute, so that dlopen never searches the library path instead.
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* handle =
+      while_loading(given, "loading", [&] { return dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL); });
+  std::string fp_change;
+  const auto keep_fp_env = [&] {
+    if (const FpEnv now = current_fp_env(); !(now == before)) {
+      if (fp_change.empty()) fp_change = describe_fp_change(before, now);
+      restore_fp_env(before);
+    }
+  };
+  keep_fp_env();
   if (!handle) {
     const char* why = dlerror();
     bad_library(given, std::string("not a loadable shared object (") + (why ? why : "dlopen failed") +
@@ -67,7 +97,8 @@ KernelLibrary open_library(const std::string& given) {
     bad_library(given, "does not export '" SLATERLAB_KERNEL_ENTRY
                        "' (the entry point of slaterlab/kernel.h)");
   }
-  const slaterlab_kernel_api* api = entry();
+  const slaterlab_kernel_api* api = while_loading(given, SLATERLAB_KERNEL_ENTRY "()", entry);
+  keep_fp_env();
   if (!api) bad_library(given, "'" SLATERLAB_KERNEL_ENTRY "' returned no table");
   if (api->abi_version != SLATERLAB_KERNEL_ABI_VERSION) {
     bad_library(given, "built for kernel ABI version " + std::to_string(api->abi_version) +
@@ -83,8 +114,8 @@ KernelLibrary open_library(const std::string& given) {
     if (!set) bad_library(given, std::string("its table does not set '") + name + "'");
   if (!api->name || !*api->name) bad_library(given, "its table has no name");
   // The library stays loaded: kernels and their table live in it.
-  return {path.string(), sha256_of(path.string()), api->name, api->version ? api->version : "",
-          api};
+  return {path.string(), sha256_of(path.string()), printable_text(api->name),
+          printable_text(api->version ? api->version : ""), api, fp_change};
 }
 
 Precision from_abi(int p) {
@@ -114,92 +145,6 @@ std::string label_word(const std::string& name) {
     out += plain ? c : '_';
   }
   return out;
-}
-
-// ---- surviving a kernel that crashes or hangs ----------------------------------
-//
-// Each call into a kernel runs with handlers for the signals of a crash
-// installed and under a watchdog: either jumps back out of the kernel,
-// which is then dead (never called again, never destroyed: its memory may
-// be corrupt). A best effort for run, regress and bench, which run in one
-// process (the fuzzer isolates each case in a child process as well).
-//
-// The cost per call is two atomic stores and a sigsetjmp without a signal
-// mask (no system call), so that the time per move bench reports is the
-// kernel's: the handlers are installed once, and a watchdog thread (not a
-// timer per call) sends SIGALRM to the calling thread once the deadline of
-// the call in progress has passed. Outside a kernel call the handlers put
-// back the disposition they replaced and raise the signal again.
-
-constexpr int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM};
-struct sigaction g_previous[std::size(kFaultSignals)];
-// The call in progress (slaterlab drives kernels from one thread at a time).
-std::atomic<sigjmp_buf*> g_jump{nullptr};
-std::atomic<std::int64_t> g_deadline_ns{0};  // steady clock; 0: no call in progress
-std::atomic<pthread_t> g_caller{};
-
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-extern "C" void on_kernel_fault(int sig) {
-  if (sigjmp_buf* jump = g_jump.load()) siglongjmp(*jump, sig);
-  // The watchdog's alarm for a call that returned just in time.
-  if (sig == SIGALRM) return;
-  for (std::size_t i = 0; i < std::size(kFaultSignals); ++i)
-    if (kFaultSignals[i] == sig) sigaction(sig, &g_previous[i], nullptr);
-  raise(sig);
-}
-
-/// Installs the handlers (on an alternate stack, so that a kernel's stack
-/// overflow is caught too) and starts the watchdog, once per process (a
-/// forked child starts its own watchdog: threads do not survive fork).
-void arm_guard() {
-  static std::vector<char> stack(std::size_t(SIGSTKSZ) * 4);
-  static const bool installed = [] {
-    stack_t ss{};
-    ss.ss_sp = stack.data();
-    ss.ss_size = stack.size();
-    sigaltstack(&ss, nullptr);
-    struct sigaction sa {};
-    sa.sa_handler = on_kernel_fault;
-    sa.sa_flags = SA_ONSTACK | SA_NODEFER;  // no mask to restore after the jump
-    sigemptyset(&sa.sa_mask);
-    for (std::size_t i = 0; i < std::size(kFaultSignals); ++i)
-      sigaction(kFaultSignals[i], &sa, &g_previous[i]);
-    return true;
-  }();
-  (void)installed;
-  // One watchdog thread per process. A forked child has none (fork copies
-  // only the calling thread), so the flag is cleared in the child. A
-  // getpid() per call to tell instead cost a system call on every ratio and
-  // accept: 180-200 ns a move here, 40 % of the C example's move at N = 16
-  // (426 against 242 ns in `slaterlab bench`), 5 % of the bordered kernel's
-  // at N = 256.
-  static std::atomic<bool> watching{false};
-  static const bool at_fork = [] {
-    pthread_atfork(nullptr, nullptr, [] { watching.store(false); });
-    return true;
-  }();
-  (void)at_fork;
-  if (watching.load(std::memory_order_relaxed)) return;
-  if (bool expected = false; !watching.compare_exchange_strong(expected, true)) return;
-  try {
-    std::thread([] {
-      for (;;) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        std::int64_t deadline = g_deadline_ns.load();
-        if (deadline != 0 && now_ns() > deadline &&
-            g_deadline_ns.compare_exchange_strong(deadline, 0))
-          pthread_kill(g_caller.load(), SIGALRM);
-      }
-    }).detach();
-  } catch (...) {
-    watching.store(false);  // no watchdog: the next call tries again
-    throw;
-  }
 }
 
 const KernelLibrary& library_of(const UpdaterOptions& o) {
@@ -237,21 +182,66 @@ const KernelLibrary& load_kernel_library(const std::string& path) {
   return loaded.emplace(path, open_library(path)).first->second;
 }
 
+std::string printable_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = byte(i);
+    if (c < 0x80) {
+      out += c == '\n' || c == '\r' || c == '\t' ? ' ' : (c < 0x20 || c == 0x7f) ? '?' : char(c);
+      ++i;
+      continue;
+    }
+    // A well-formed UTF-8 sequence (RFC 3629: no overlong form, no
+    // surrogate, at most U+10FFFF) that is not a C1 control is kept whole.
+    const std::size_t length = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+                               : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    bool valid = length > 0 && i + length <= text.size();
+    for (std::size_t j = 1; valid && j < length; ++j) valid = (byte(i + j) & 0xc0) == 0x80;
+    if (valid && length == 3) {
+      valid = !(c == 0xe0 && byte(i + 1) < 0xa0) && !(c == 0xed && byte(i + 1) >= 0xa0);
+    } else if (valid && length == 4) {
+      valid = !(c == 0xf0 && byte(i + 1) < 0x90) && !(c == 0xf4 && byte(i + 1) >= 0x90);
+    }
+    if (valid && length == 2 && c == 0xc2 && byte(i + 1) < 0xa0) valid = false;  // C1 controls
+    if (valid) {
+      out.append(text.substr(i, length));
+      i += length;
+    } else {
+      out += '?';
+      ++i;
+    }
+  }
+  return out;
+}
+
 ExternalKernel::ExternalKernel(UpdaterOptions options)
     : UpdaterBase(std::move(options)), library_(library_of(this->options())) {
+  std::memset(message_ + SLATERLAB_MESSAGE_SIZE, kBandByte, kMessageBand);
   const auto precisions = declared_precisions(*library_.api);
   if (std::find(precisions.begin(), precisions.end(), precision()) == precisions.end()) {
     throw std::invalid_argument("kernel '" + library_.name + "' (" + library_.path +
                                 ") does not support precision '" +
                                 std::string(to_string(precision())) + "'");
   }
+  if (!library_.load_fp_change.empty()) {
+    note("fp load", "loading it changed the floating-point environment (" + library_.load_fp_change +
+         "; a library linked with -ffast-math does), which slaterlab restored: its calls run "
+         "with IEEE arithmetic");
+  }
   // Options the kernel rejects are bad input of the study: found here, at
-  // validation, by a probe instance.
-  void* probe = create(1);
-  guarded("destroy", [&] {
-    library_.api->destroy(probe);
-    return 0;
-  });
+  // validation, by a probe instance; so is a kernel that cannot even do that.
+  try {
+    void* probe = create(1, true);
+    guarded("destroy", [&] {
+      library_.api->destroy(probe);
+      return 0;
+    });
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(std::string(e.what()) + " (" + library_.path +
+                                ", creating a kernel with N = 1 to validate the study)");
+  }
 }
 
 ExternalKernel::~ExternalKernel() {
@@ -272,25 +262,57 @@ int ExternalKernel::guarded(const char* name, Call call) const {
     throw std::runtime_error("kernel '" + library_.name + "' " + name + ": not called (it " + *dead_ +
                              ")");
   }
-  arm_guard();
+  arm_kernel_guard();
   sigjmp_buf jump;
-  g_caller.store(pthread_self());
-  g_jump.store(&jump);
-  g_deadline_ns.store(now_ns() + std::int64_t(timeout_ * 1e9));
-  struct Disarm {
-    ~Disarm() {
-      g_deadline_ns.store(0);
-      g_jump.store(nullptr);
-    }
-  } disarm;
+  const FpEnv env = current_fp_env();
+  const KernelCallScope scope(jump, timeout_);
   if (const int sig = sigsetjmp(jump, 0)) {
-    dead_ = sig == SIGALRM
-                ? fmt_timeout(name)
-                : "crashed in " + std::string(name) + ": " + describe_signal(sig);
-    throw std::runtime_error("kernel '" + library_.name + "' " + *dead_);
+    restore_fp_env(env);
+    if (sig == kKernelExitJump) {
+      die("called " + std::string(kernel_exit_function()) + "(" +
+          std::to_string(kernel_exit_status()) + ") in " + name);
+    }
+    die(sig == SIGALRM ? fmt_timeout(name)
+                       : "crashed in " + std::string(name) + ": " + describe_signal(sig));
   }
   message_[0] = '\0';
-  return call();
+  int status = 0;
+  try {
+    status = call();
+  } catch (const std::exception& e) {
+    // A C++ kernel's exception through the C ABI (where its frames let it
+    // unwind): its state is unknown, so it is dead as after a crash.
+    restore_fp_env(env);
+    die("threw through the C ABI in " + std::string(name) + ": " + printable_text(e.what()));
+  } catch (...) {
+    restore_fp_env(env);
+    die("threw through the C ABI in " + std::string(name) + " (not a std::exception)");
+  }
+  after_call(name, env);
+  return status;
+}
+
+void ExternalKernel::die(std::string why) const {
+  dead_ = std::move(why);
+  throw std::runtime_error("kernel '" + library_.name + "' " + *dead_);
+}
+
+void ExternalKernel::after_call(const char* name, const FpEnv& env) const {
+  if (const FpEnv now = current_fp_env(); !(now == env)) {
+    note(std::string("fp ") + name, "changed the floating-point environment in " +
+                                        std::string(name) + " (" + describe_fp_change(env, now) +
+                                        "), which slaterlab restored after the call");
+    restore_fp_env(env);
+  }
+  char* band = message_ + SLATERLAB_MESSAGE_SIZE;
+  for (std::size_t i = 0; i < kMessageBand; ++i) {
+    if (band[i] == kBandByte) continue;
+    note("message", "wrote past the end of its message buffer in " + std::string(name) +
+                        " (SLATERLAB_MESSAGE_SIZE = " + std::to_string(SLATERLAB_MESSAGE_SIZE) +
+                        " bytes, the terminator included)");
+    std::memset(band, kBandByte, kMessageBand);
+    break;
+  }
 }
 
 std::string ExternalKernel::fmt_timeout(const char* name) const {
@@ -299,21 +321,92 @@ std::string ExternalKernel::fmt_timeout(const char* name) const {
   return "hung in " + std::string(name) + ": no return within " + seconds + " s (SIGALRM)";
 }
 
-void* ExternalKernel::create(int n) const {
+void ExternalKernel::note(std::string_view kind, std::string what) const {
+  for (const auto& [seen, text] : findings_)
+    if (seen == kind) return;
+  findings_.emplace_back(std::string(kind), std::move(what));
+}
+
+std::vector<std::string> ExternalKernel::findings() const {
+  std::vector<std::string> out;
+  for (const auto& finding : findings_) out.push_back(finding.second);
+  return out;
+}
+
+namespace {
+// The bands' pattern: a signalling NaN no arithmetic produces.
+constexpr std::uint64_t kBandBits = 0x7ff4'dead'beef'0bad;
+}  // namespace
+
+double* ExternalKernel::InputCopy::assign(const double* data, Eigen::Index count) {
+  count_ = std::size_t(count);
+  buffer_.resize(count_ + 2 * kGuard);  // no allocation once the size is reached
+  std::memcpy(buffer_.data() + kGuard, data, sizeof(double) * count_);
+  bands_kept();
+  return this->data();
+}
+
+bool ExternalKernel::InputCopy::same_as(const double* original) const {
+  return std::memcmp(buffer_.data() + kGuard, original, sizeof(double) * count_) == 0;
+}
+
+bool ExternalKernel::InputCopy::bands_kept() {
+  bool kept = true;
+  for (std::size_t i = 0; i < kGuard; ++i) {
+    for (double* slot : {&buffer_[i], &buffer_[kGuard + count_ + i]}) {
+      std::uint64_t bits;
+      std::memcpy(&bits, slot, sizeof bits);
+      kept = kept && bits == kBandBits;
+      std::memcpy(slot, &kBandBits, sizeof bits);
+    }
+  }
+  return kept;
+}
+
+bool ExternalKernel::expect_unchanged(InputCopy& given, const double* original, const char* call,
+                                      const char* what) const {
+  if (!given.bands_kept()) {
+    note(std::string("past ") + what, std::string("wrote past an end of ") + what +
+                                          " it was given in " + call +
+                                          " (into a guard band: slaterlab's memory untouched)");
+  }
+  if (given.same_as(original)) return true;
+  note(std::string("input ") + what, std::string("wrote into ") + what +
+                                         " it was given (const) in " + call +
+                                         " (its own copy: no other strategy saw the change)");
+  return false;
+}
+
+void* ExternalKernel::create(int n, bool validating) const {
+  // Copies: a kernel that writes into its options changes nothing of ours.
+  std::vector<std::string> text;
+  for (const auto& [key, value] : options().kernel_options) {
+    text.push_back(key);
+    text.push_back(value);
+  }
   std::vector<slaterlab_option> pass;
-  for (const auto& [key, value] : options().kernel_options) pass.push_back({key.c_str(), value.c_str()});
+  for (std::size_t i = 0; i < text.size(); i += 2) pass.push_back({text[i].c_str(), text[i + 1].c_str()});
   void* kernel = nullptr;
   guarded("create", [&] {
     kernel = library_.api->create(n, to_abi(precision()), options().breakdown, int(pass.size()),
                                   pass.data(), message_);
     return 0;
   });
-  message_[SLATERLAB_MESSAGE_SIZE - 1] = '\0';
-  if (!kernel) {
+  const std::string message = kernel_message();
+  if (!kernel && validating) {
     throw std::invalid_argument("kernel '" + library_.name + "' (" + library_.path +
-                                "): create failed: " + message_);
+                                "): create failed: " + message);
+  }
+  if (!kernel) {
+    throw std::runtime_error("kernel '" + library_.name + "' create refused N = " +
+                             std::to_string(n) + ": " + (message.empty() ? "no message" : message));
   }
   return kernel;
+}
+
+std::string ExternalKernel::kernel_message() const {
+  // At most SLATERLAB_MESSAGE_SIZE - 1 bytes, whether the kernel ended it or not.
+  return printable_text(std::string_view(message_, strnlen(message_, SLATERLAB_MESSAGE_SIZE - 1)));
 }
 
 std::string ExternalKernel::label() const {
@@ -322,17 +415,23 @@ std::string ExternalKernel::label() const {
 
 void ExternalKernel::check(int status, const char* call) const {
   if (status == SLATERLAB_OK || status == SLATERLAB_BREAKDOWN) return;
-  message_[SLATERLAB_MESSAGE_SIZE - 1] = '\0';
+  const std::string message = kernel_message();
   const std::string what = "kernel '" + library_.name + "' " + call + ": " +
-                           (message_[0] ? message_ : "status " + std::to_string(status));
+                           (message.empty() ? "status " + std::to_string(status) : message);
   if (status == SLATERLAB_SINGULAR) throw SingularMatrixError(what);
   if (status == SLATERLAB_BAD_ARGUMENT) throw ProtocolError(what);
-  throw std::runtime_error(what);
+  if (status == SLATERLAB_INTERNAL) throw std::runtime_error(what);
+  throw std::runtime_error("kernel '" + library_.name + "' " + call + ": returned status " +
+                           std::to_string(status) + ", which slaterlab/kernel.h does not define" +
+                           (message.empty() ? "" : " (" + message + ")"));
 }
 
 void ExternalKernel::restart() {
-  check(guarded("reset", [&] { return library_.api->reset(kernel_, matrix().data(), int(size()), message_); }),
-        "reset");
+  double* a = matrix_in_.assign(matrix().data(), matrix().size());
+  const int status =
+      guarded("reset", [&] { return library_.api->reset(kernel_, a, int(size()), message_); });
+  expect_unchanged(matrix_in_, matrix().data(), "reset", "the matrix");
+  check(status, "reset");
 }
 
 void ExternalKernel::reset(const Eigen::MatrixXd& a) {
@@ -346,7 +445,7 @@ void ExternalKernel::reset(const Eigen::MatrixXd& a) {
         return 0;
       });
     }
-    kernel_ = create(int(size()));
+    kernel_ = create(int(size()), false);
     kernel_n_ = size();
   }
   restart();
@@ -354,9 +453,12 @@ void ExternalKernel::reset(const Eigen::MatrixXd& a) {
 
 Ratio ExternalKernel::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
   begin_proposal(k, new_column);
+  const double* column = column_in_.assign(new_column.data(), size());
+  proposed_k_ = k;
   double value = 0.0;
   const int status = guarded(
-      "ratio", [&] { return library_.api->ratio(kernel_, int(k), new_column.data(), &value, message_); });
+      "ratio", [&] { return library_.api->ratio(kernel_, int(k), column, &value, message_); });
+  column_intact_ = expect_unchanged(column_in_, new_column.data(), "ratio", "the column");
   check(status, "ratio");
   return classify(value, status == SLATERLAB_BREAKDOWN);
 }
@@ -368,12 +470,22 @@ void ExternalKernel::accept() {
     note_recompute();
     return;
   }
-  check(guarded("accept", [&] { return library_.api->accept(kernel_, message_); }), "accept");
+  const int status = guarded("accept", [&] { return library_.api->accept(kernel_, message_); });
+  // A kernel may keep the column's pointer from ratio() until here.
+  if (column_intact_) {
+    expect_unchanged(column_in_, matrix().col(proposed_k_).data(), "accept", "the column");
+  }
+  check(status, "accept");
 }
 
 void ExternalKernel::reject() {
+  const Proposal& proposal = pending();  // the protocol check, and the column given
+  const int status = guarded("reject", [&] { return library_.api->reject(kernel_, message_); });
+  if (column_intact_) {
+    column_intact_ = expect_unchanged(column_in_, proposal.column.data(), "reject", "the column");
+  }
   drop_pending();
-  check(guarded("reject", [&] { return library_.api->reject(kernel_, message_); }), "reject");
+  check(status, "reject");
 }
 
 void ExternalKernel::flush() {
@@ -386,7 +498,13 @@ LogDet ExternalKernel::log_det() const {
   int sign = 0;
   check(guarded("log_det", [&] { return library_.api->log_det(kernel_, &log_abs, &sign, message_); }),
         "log_det");
-  return {log_abs, sign > 0 ? 1 : sign < 0 ? -1 : 0};
+  if (sign != 1 && sign != -1) {
+    // Not taken for the nearest sign: a sign of 0 disagrees with the reference's.
+    note("sign", "log_det returned sign " + std::to_string(sign) +
+                     " (slaterlab/kernel.h: -1 or +1); taken as 0, which no reference sign is");
+    sign = 0;
+  }
+  return {log_abs, sign};
 }
 
 MaintainedState ExternalKernel::maintained() const {
@@ -401,20 +519,28 @@ MaintainedState ExternalKernel::maintained() const {
 CycleRatio ExternalKernel::apply_cycle(const std::vector<ColumnUpdate>& updates) {
   if (!library_.api->apply_cycle) return DeterminantUpdater::apply_cycle(updates);
   const Eigen::Index n = size();
-  Eigen::MatrixXd columns(n, Eigen::Index(updates.size()));
+  const Eigen::Index m = Eigen::Index(updates.size());
+  Eigen::MatrixXd columns(n, m);
   std::vector<int> electrons;
-  for (std::size_t u = 0; u < updates.size(); ++u) {
+  for (Eigen::Index u = 0; u < m; ++u) {
     // Validates k and the column, and keeps the exact matrix in step.
-    begin_proposal(updates[u].k, updates[u].column);
+    begin_proposal(updates[std::size_t(u)].k, updates[std::size_t(u)].column);
     commit_pending();
-    columns.col(Eigen::Index(u)) = updates[u].column;
-    electrons.push_back(int(updates[u].k));
+    columns.col(u) = updates[std::size_t(u)].column;
+    electrons.push_back(int(updates[std::size_t(u)].k));
   }
+  double* given = columns_in_.assign(columns.data(), columns.size());
+  const std::vector<int> given_electrons = electrons;
   double value = 0.0;
   const int status = guarded("apply_cycle", [&] {
-    return library_.api->apply_cycle(kernel_, int(updates.size()), columns.data(), int(n),
-                                     electrons.data(), &value, message_);
+    return library_.api->apply_cycle(kernel_, int(m), given, int(n), electrons.data(), &value,
+                                     message_);
   });
+  expect_unchanged(columns_in_, columns.data(), "apply_cycle", "the columns");
+  if (electrons != given_electrons) {
+    note("input electrons",
+         "wrote into the electron indices it was given (const) in apply_cycle (its own copy)");
+  }
   check(status, "apply_cycle");
   const Ratio r = classify(value, status == SLATERLAB_BREAKDOWN);
   if (r.breakdown) {  // as an accepted breakdown: from the exact matrix after the cycle

@@ -12,11 +12,20 @@
 // a wrong value is a finding of the metrics; a status other than OK or
 // BREAKDOWN throws (SingularMatrixError for SLATERLAB_SINGULAR,
 // ProtocolError for SLATERLAB_BAD_ARGUMENT, std::runtime_error otherwise)
-// with the kernel's message. A kernel that crashes (a fatal signal) or
-// hangs (kernel_call_timeout) inside a call is dead: that call and every
-// later one throw std::runtime_error naming the call and the signal.
+// with the kernel's message, made printable (printable_text). A kernel that
+// crashes (a fatal signal), hangs (kernel_call_timeout) or exits (where the
+// program routes exit through leave_kernel_call_on_exit) inside a call is
+// dead: that call and every later one throw std::runtime_error naming the
+// call and the signal or exit status; a create() that refuses the N of a
+// reset() throws std::runtime_error too (not bad input: the study was valid).
+// The kernel never sees slaterlab's own data: every input is a copy, checked
+// unchanged after the call; a kernel that writes into one, changes the
+// floating-point environment (at load or in a call; slaterlab restores it)
+// or returns a sign other than -1 or +1 is a finding (findings()).
 
 #include <memory>
+#include <string_view>
+#include <vector>
 #include <optional>
 #include <string>
 
@@ -25,6 +34,8 @@
 
 namespace slaterlab {
 
+struct FpEnv;  // kernel_call_guard.hpp
+
 /// A validated kernel library, kept loaded for the life of the process.
 struct KernelLibrary {
   std::string path;     // absolute
@@ -32,6 +43,9 @@ struct KernelLibrary {
   std::string name;     // self-reported
   std::string version;  // self-reported ("" when NULL)
   const slaterlab_kernel_api* api = nullptr;
+  /// Set when loading changed the floating-point environment (a library
+  /// built with -ffast-math sets flush-to-zero at load); restored since.
+  std::string load_fp_change;
 };
 
 /// Loads and validates the library at `path` (cached per path; thread-safe).
@@ -44,6 +58,18 @@ double kernel_call_timeout(Eigen::Index n);
 
 /// "SIGSEGV (Segmentation fault)": how a crash is named in findings.
 std::string describe_signal(int signal);
+
+/// A kernel's text (a message, its name) as slaterlab prints and stores it:
+/// valid UTF-8 without control characters (a line break or a tab becomes a
+/// space, any other control character or invalid byte '?').
+std::string printable_text(std::string_view text);
+
+/// Called by a program's exit(), _exit(), _Exit() and quick_exit() (the
+/// `slaterlab` command's, verify/cli/kernel_exit.cpp) before they end the
+/// process: when a kernel call is in progress on this thread, it does not
+/// return but ends that call as a finding ("called exit(3) in accept"), no
+/// at-exit handler having run; otherwise it returns.
+void leave_kernel_call_on_exit(const char* function, int status);
 
 /// The adapter. The kernel instance is created at the first reset() (and
 /// again when N changes); accept() of a breakdown and the recompute cadence
@@ -66,23 +92,69 @@ class ExternalKernel final : public UpdaterBase {
   MaintainedState maintained() const override;
   /// The kernel's whole-cycle call when it has one, else the default.
   CycleRatio apply_cycle(const std::vector<ColumnUpdate>& updates) override;
+  std::vector<std::string> findings() const override;
 
  private:
-  void* create(int n) const;
+  /// A kernel's copy of an input, with a guard band of kGuard doubles on
+  /// each side: a write just past either end lands in the band, not in
+  /// slaterlab's heap, and is seen.
+  class InputCopy {
+   public:
+    /// Copies count doubles; the pointer handed to the kernel.
+    double* assign(const double* data, Eigen::Index count);
+    double* data() { return buffer_.data() + kGuard; }
+    /// Whether the copy is bit for bit `original` (a NaN equal to the same NaN).
+    bool same_as(const double* original) const;
+    /// Whether the bands are as assign() left them; puts them back.
+    bool bands_kept();
+
+   private:
+    static constexpr std::size_t kGuard = 16;
+    std::vector<double> buffer_;
+    std::size_t count_ = 0;
+  };
+
+  /// validating: a refusal is bad input (std::invalid_argument), else a finding.
+  void* create(int n, bool validating) const;
   void restart();  // the kernel from the exact current matrix
   void check(int status, const char* call) const;
+  /// The kernel's message of the last call, printable.
+  std::string kernel_message() const;
+  /// A finding, recorded once per kind (the first one's text).
+  void note(std::string_view kind, std::string what) const;
+  /// Notes a kernel that wrote into the input `what` of `call`, or past
+  /// its ends; false when it wrote into it.
+  bool expect_unchanged(InputCopy& given, const double* original, const char* call,
+                        const char* what) const;
   /// Runs one call into the kernel under the crash and hang guard
   /// (external_kernel.cpp); a crash or a time-out kills the kernel and throws.
   template <class Call>
   int guarded(const char* name, Call call) const;
   std::string fmt_timeout(const char* name) const;
+  /// Marks the kernel dead for `why` and throws std::runtime_error naming it.
+  [[noreturn]] void die(std::string why) const;
+  /// After a call: the message buffer's band as it was (put back, and a
+  /// finding if not) and the floating-point environment `env` (likewise).
+  void after_call(const char* name, const FpEnv& env) const;
 
   const KernelLibrary& library_;
   void* kernel_ = nullptr;
   Eigen::Index kernel_n_ = 0;
   double timeout_ = kernel_call_timeout(1);  // seconds per call at the current N
-  mutable char message_[SLATERLAB_MESSAGE_SIZE] = {};
+  // The message buffer and a guard band after it (kMessageBand bytes of
+  // kBandByte): a message longer than SLATERLAB_MESSAGE_SIZE is seen.
+  static constexpr std::size_t kMessageBand = 64;
+  static constexpr char kBandByte = char(0xa5);
+  mutable char message_[SLATERLAB_MESSAGE_SIZE + kMessageBand] = {};
   mutable std::optional<std::string> dead_;  // why the kernel may not be called again
+  mutable std::vector<std::pair<std::string, std::string>> findings_;  // kind, text
+  // The kernel's own copies of its inputs (kept between calls, so that a
+  // kernel that keeps the pointer reads what it was given).
+  InputCopy matrix_in_;
+  InputCopy column_in_;
+  InputCopy columns_in_;  // of apply_cycle
+  Eigen::Index proposed_k_ = 0;
+  bool column_intact_ = true;  // the kernel left the column of the last ratio() as given
 };
 
 

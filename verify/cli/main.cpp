@@ -164,8 +164,11 @@ int run_command(const RunArgs& args, const std::string& command_line) {
     }
     if (g_mpi->rank() != 0) return kExitOk;  // rank 0 reports for all
   } else {
-    ResultWriter writer = ResultWriter::create(args.output, metadata, args.append);
+    // Before the .partial exists: an interrupt from then on is the run's to
+    // handle (it closes the file as a readable HDF5 .partial), never the
+    // default action's.
     std::signal(SIGINT, [](int) { g_interrupted = true; });
+    ResultWriter writer = ResultWriter::create(args.output, metadata, args.append);
     report = run_study(study, writer, {progress, &g_interrupted, nullptr, args.replay_out});
     if (report.interrupted) {
       writer.keep_partial();

@@ -499,8 +499,10 @@ void compare_studies(const ResultsFile& current, const ResultsFile& baseline,
 
 // ---- files --------------------------------------------------------------------
 
-/// Writes text next to `path` and renames it over `path`: never half written.
-void write_text_atomically(const fs::path& path, const std::string& text) {
+/// Writes text next to `path` and renames it over `path`: never half written
+/// (a symbolic link is followed: its target is replaced, the link kept).
+void write_text_atomically(const fs::path& given, const std::string& text) {
+  const fs::path path = slaterlab::through_links(given);
   const fs::path partial = slaterlab::partial_path(path);
   {
     std::ofstream file(partial, std::ios::binary | std::ios::trunc);

@@ -18,6 +18,7 @@
 #include "slaterlab/strategies/determinant/delayed_update.hpp"
 #include "slaterlab/strategies/determinant/precision.hpp"
 #include "verify/inputs/workload_registry.hpp"
+#include "verify/run/kernel_checks.hpp"
 #include "verify/run/metrics.hpp"
 #include "verify/run/plan.hpp"
 #include "verify/run/replay_recorder.hpp"
@@ -166,6 +167,10 @@ struct Lane {
   UpdaterCounters carried;  // counters of the updater's runs before its resets
   std::int64_t cycle_breakdowns = 0;
   std::int64_t singular_restarts = 0;
+  // Checkpoints where a metric the strategy was measured on came out NaN or
+  // infinite (a summary's fmax skips them): the kernel checks count them.
+  std::int64_t nonfinite_log_det = 0;
+  std::int64_t nonfinite_inverse = 0;
 
   Lane() {
     // Maxima of metrics that may not apply (an inverse residual of a QR
@@ -310,6 +315,8 @@ class LockstepExperiment {
   std::int64_t last_checkpoint_ = 0;  // the move of the last checkpoint
   double reference_elapsed_s_ = 0.0;
   double ratio_condition_max_ = 0.0;
+  double kappa_max_ = 0.0;          // largest finite condition_1 at a checkpoint
+  std::int64_t longest_cycle_ = 0;  // updates of the longest cycle applied
   CpuShare cpu_share_;
   mutable Clock::time_point last_progress_{};
   bool progress_ = false;
@@ -364,13 +371,19 @@ void LockstepExperiment::start() {
   for (const StrategyConfig* s : strategies_) {
     Lane lane;
     lane.config = s;
-    lane.updater = make_updater(s->name, s->options);
     lane.handle = writer_.begin_strategy(handle_, describe(*s));
     const auto t = Clock::now();
+    // Singular to this strategy's precision, or a kernel that crashes,
+    // hangs, exits or refuses this N: a finding of the strategy, not bad
+    // input (the study was validated), and the others go on.
     try {
+      lane.updater = make_updater(s->name, s->options);
       lane.updater->reset(a0);
     } catch (const SingularMatrixError& error) {
-      lane.fail(error);  // singular to this strategy's precision: a finding, not bad input
+      lane.fail(error);
+    } catch (const std::exception& error) {
+      if (!strategy_traits(s->name).loads_library) throw;  // a built-in's: not a finding
+      lane.fail(error);
     }
     lane.wall_s += seconds_since(t);
     lanes_.push_back(std::move(lane));
@@ -472,8 +485,10 @@ void LockstepExperiment::step_cycle() {
   const auto apply = [&](Lane& lane) { return apply_cycle(lane, updates); };
   for_live_lanes(apply, [&](Lane& lane, const CycleRatio& r) {
     // Relative errors where the exact ratio is defined and nonzero: the
-    // cycle's own, and each update's against the matrix just before it.
-    if (ref.ratio.defined && ref.ratio.value != 0.0) {
+    // cycle's own, and each update's against the matrix just before it. A
+    // cycle the strategy declared a breakdown has no value to judge (a
+    // placeholder; the breakdown is counted).
+    if (!r.breakdown && ref.ratio.defined && ref.ratio.value != 0.0) {
       lane.cycle_errors.add(std::abs(r.value - ref.ratio.value) / std::abs(ref.ratio.value));
     }
     if (r.per_update.size() != ref.per_update.size()) return;
@@ -486,6 +501,7 @@ void LockstepExperiment::step_cycle() {
   });
   move_ += std::int64_t(updates.size());
   accepted_ += std::int64_t(updates.size());
+  longest_cycle_ = std::max(longest_cycle_, std::int64_t(updates.size()));
   ++cycles_;
   resume_lanes();
 }
@@ -495,6 +511,7 @@ void LockstepExperiment::cycle_without_reference(const std::vector<ColumnUpdate>
   for (const ColumnUpdate& u : updates) current_.col(u.k) = u.column;
   move_ += std::int64_t(updates.size());
   accepted_ += std::int64_t(updates.size());
+  longest_cycle_ = std::max(longest_cycle_, std::int64_t(updates.size()));
   ++cycles_;
   resume_lanes();
 }
@@ -580,10 +597,12 @@ void LockstepExperiment::checkpoint() {
                                     per_move() ? ratio_condition_max_ : kNaN,
                                     reference_elapsed_s_};
   reference_row.cycles = cycles_;
+  if (std::isfinite(reference_row.condition_1)) {
+    kappa_max_ = std::fmax(kappa_max_, reference_row.condition_1);
+  }
   writer_.append(handle_, reference_row);
   reference_elapsed_s_ += seconds_since(t0);
   ratio_condition_max_ = 0.0;
-  const bool moved = move_ > last_checkpoint_;
   last_checkpoint_ = move_;
   // A pivot serves every strategy's residual (one DGEMM each): the fast
   // reference's unrefined inverse with the residual its refinement already
@@ -598,25 +617,35 @@ void LockstepExperiment::checkpoint() {
     c.accepted = accepted_;
     const double eps = lane.updater->epsilon();
     c.log_det_error = c.log_det_error_eps = kNaN;
-    if (!singular && !lane.suspended) {
-      const LogDet ld = lane.updater->log_det();
-      c.log_det_error = double(std::abs((long double)ld.log_abs - ref_log_det.log_abs));
-      c.log_det_error_eps = c.log_det_error / eps;
-      c.sign_agrees = ld.sign == ref_log_det.sign;
+    std::optional<LogDet> ld;
+    MaintainedState state;
+    try {  // the strategy's calls: a kernel may crash or hang in them too
+      if (!singular && !lane.suspended) {
+        ld = lane.updater->log_det();
+        state = lane.updater->maintained();
+      }
+    } catch (const std::exception& error) {
+      if (!strategy_traits(lane.config->name).loads_library) throw;  // a built-in's: not a finding
+      lane.fail(error);
+      continue;
     }
-    // NaN: not measured (checkpoint-only references, or moves since the
-    // last checkpoint none of whose ratios was defined and nonzero: from or
-    // onto singular matrices, or cycles without per-update ratios).
-    const bool any = lane.errors.count > 0 || !moved;
-    const double measured = per_move() && any ? 1.0 : kNaN;
+    if (ld) {
+      c.log_det_error = double(std::abs((long double)ld->log_abs - ref_log_det.log_abs));
+      c.log_det_error_eps = c.log_det_error / eps;
+      c.sign_agrees = ld->sign == ref_log_det.sign;
+      lane.nonfinite_log_det += !std::isfinite(c.log_det_error);
+    }
+    // NaN: not measured (checkpoint-only references, the initial
+    // checkpoint, or moves since the last checkpoint none of whose ratios
+    // was defined and nonzero: from or onto singular matrices, or cycles
+    // without per-update ratios).
+    const double measured = per_move() && lane.errors.count > 0 ? 1.0 : kNaN;
     c.ratio_error_max = measured * lane.errors.max;
     c.ratio_error_max_eps = measured * lane.errors.max / eps;
     c.ratio_error_rms = measured * lane.errors.rms();
     c.ratio_error_normalised_max = measured * lane.errors.normalised_max;
     c.ratio_error_median = measured * lane.errors.median();
     c.flips = lane.errors.flips;
-    const MaintainedState state = singular || lane.suspended ? MaintainedState{}
-                                                             : lane.updater->maintained();
     c.inverse_residual_max = c.inverse_residual_fro = c.inverse_divergence = kNaN;
     c.condition_estimate = c.qr_residual = c.orthogonality_loss = kNaN;
     if (state.inverse) {
@@ -631,6 +660,7 @@ void LockstepExperiment::checkpoint() {
       c.inverse_residual_fro = r.frobenius_rms;
       c.inverse_divergence = relative_divergence(*state.inverse, ref_inverse);
       c.condition_estimate = condition_1(a, *state.inverse);
+      lane.nonfinite_inverse += !std::isfinite(r.max_abs) || !std::isfinite(c.inverse_divergence);
     }
     if (state.qr) {
       c.qr_residual = qr_residual(*state.qr, a);
@@ -697,7 +727,20 @@ void LockstepExperiment::check(const Lane& lane, std::vector<CheckFailure>& fail
     failures.push_back({experiment_.name, lane.config->label, std::move(what)});
   };
   const StrategySummary& s = lane.summary;
-  if (lane.failed && checks.strategy_must_finish) add("could not finish: " + s.failure);
+  // An external kernel is held to these by default: a user's kernel must
+  // not pass a nightly run with a wrong answer (kernel_checks.hpp).
+  const bool kernel = strategy_traits(lane.config->name).loads_library;
+  if (lane.failed && (checks.strategy_must_finish || kernel)) add("could not finish: " + s.failure);
+  if (kernel) {
+    if (lane.updater) for (std::string& what : lane.updater->findings()) add(std::move(what));
+    const UpdaterOptions& o = lane.config->options;
+    const std::int64_t carried =
+        o.recompute_every > 0 ? std::min<std::int64_t>(o.recompute_every, accepted_) : accepted_;
+    const KernelModelInputs model{double(experiment_.workload.n), storage_epsilon(o.precision),
+                                  kappa_max_, carried, accepted_, longest_cycle_,
+                                  lane.nonfinite_log_det, lane.nonfinite_inverse};
+    for (std::string& what : kernel_model_failures(s, model)) add(std::move(what));
+  }
   if (checks.sign_agreement && s.sign_disagreements > 0) {
     add(fmt::format("sign of det disagreed with the reference at {} checkpoint(s)",
                     s.sign_disagreements));

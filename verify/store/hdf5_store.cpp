@@ -357,6 +357,18 @@ fs::path directory_of(const fs::path& path) {
 
 // ---- paths -------------------------------------------------------------------
 
+fs::path through_links(fs::path path) {
+  constexpr int kMaxLinks = 40;  // Linux's own limit (ELOOP)
+  for (int followed = 0;; ++followed) {
+    std::error_code error;
+    if (!fs::is_symlink(fs::symlink_status(path, error)) || error) return path;
+    if (followed == kMaxLinks) throw_errno("write", path, ELOOP);
+    const fs::path target = fs::read_symlink(path, error);
+    if (error) throw_errno("write", path, error.value());
+    path = target.is_absolute() ? target : directory_of(path) / target;
+  }
+}
+
 fs::path partial_path(const fs::path& final_path) {
   fs::path partial = final_path;
   partial += ".partial";
@@ -539,9 +551,10 @@ ResultWriter::ResultWriter(ResultWriter&&) noexcept = default;
 ResultWriter& ResultWriter::operator=(ResultWriter&&) noexcept = default;
 ResultWriter::~ResultWriter() = default;
 
-ResultWriter ResultWriter::create(const fs::path& final_path, const RunMetadata& metadata,
+ResultWriter ResultWriter::create(const fs::path& given_path, const RunMetadata& metadata,
                                   bool append) {
   h5::library_init();
+  const fs::path final_path = through_links(given_path);
   check_output_path(final_path, append);
   auto impl = std::make_unique<Impl>();
   impl->final_path = final_path;

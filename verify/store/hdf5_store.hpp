@@ -41,6 +41,11 @@ class IoError : public std::runtime_error {
 /// "<final_path>.partial": where a writer streams before commit().
 std::filesystem::path partial_path(const std::filesystem::path& final_path);
 
+/// The file an output path names: a symbolic link is followed to its last
+/// target (which need not exist yet), so that a write-then-rename replaces
+/// that file and leaves the link a link. IoError for a loop of links.
+std::filesystem::path through_links(std::filesystem::path path);
+
 /// Cheap up-front validation for the command line, before any work is done:
 /// the directory of final_path exists and is writable, final_path is not a
 /// directory and no live run is writing its .partial. With append,
@@ -75,7 +80,9 @@ class ResultWriter {
   /// Starts a results file. Without append: creates "<final>.partial" (final
   /// path untouched until commit). With append: final_path must exist and
   /// carry schema_version 1; new experiments are added to a copy and the
-  /// metadata is recorded on each of them as "appended.*" attributes.
+  /// metadata is recorded on each of them as "appended.*" attributes. A
+  /// final path that is a symbolic link is followed to the file it names
+  /// (the .partial made beside that file, the link left a link).
   static ResultWriter create(const std::filesystem::path& final_path,
                              const RunMetadata& metadata, bool append = false);
 

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "tests/verify/scratch_test.hpp"
+#include "verify/store/hdf5_store.hpp"
 
 namespace {
 
@@ -36,6 +37,58 @@ class Cli : public slaterlab::testing::ScratchTest {
            extra_experiment + "\n[[strategy]]\nname = \"sm\"\nprecision = [\"float\", \"double\"]\n";
   }
 };
+
+// -o naming a symbolic link writes through it: the file it names holds the
+// results, the link stays a link (also when it names a file not there yet);
+// so do regress's baseline and summary.
+TEST_F(Cli, OutputThroughASymbolicLinkWritesItsTarget) {
+  const std::string study = write("study.toml",
+                                   "[[experiment]]\nworkload = \"gaussian\"\nn = 4\nmoves = 8\n"
+                                   "[[strategy]]\nname = \"sm\"\n");
+  std::filesystem::create_directory(path("target"));
+  std::filesystem::create_symlink("target/results.h5", path("link.h5"));
+  for (int round = 0; round < 2; ++round) {  // the target absent, then present
+    const slaterlab::testing::CommandResult r = run("run " + study + " -q -o " + path("link.h5"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(std::filesystem::is_symlink(path("link.h5")));
+    EXPECT_TRUE(std::filesystem::is_regular_file(path("target/results.h5")));
+    EXPECT_FALSE(std::filesystem::exists(path("link.h5.partial")));
+    EXPECT_FALSE(std::filesystem::exists(path("target/results.h5.partial")));
+    EXPECT_TRUE(slaterlab::read_results(path("link.h5")).committed);
+  }
+  // regress's baseline and its text reports are written through links too.
+  std::filesystem::create_symlink("target/baseline.h5", path("baseline.h5"));
+  std::filesystem::create_symlink("target/summary.md", path("summary.md"));
+  const std::string regress = "regress " + study + " -q --baseline " + path("baseline.h5") +
+                              " --summary " + path("summary.md");
+  ASSERT_EQ(run(regress + " --update-baseline").exit_code, 0);
+  const slaterlab::testing::CommandResult r = run(regress);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* link : {"baseline.h5", "summary.md"})
+    EXPECT_TRUE(std::filesystem::is_symlink(path(link))) << link;
+  EXPECT_TRUE(std::filesystem::is_regular_file(path("target/baseline.h5")));
+  EXPECT_TRUE(std::filesystem::is_regular_file(path("target/summary.md")));
+}
+
+// An interrupt that arrives as soon as the .partial exists (here: the
+// moment a shell sees it) is the run's: exit code 130, and the .partial it
+// keeps is a readable HDF5 file. (The handler used to come after the
+// .partial: from a terminal such an interrupt killed the run by the default
+// action, leaving a .partial that was no HDF5 file; sh's background job,
+// which starts with SIGINT ignored, lost it and ran to the end.)
+TEST_F(Cli, AnInterruptOnceThePartialExistsLeavesAReadablePartial) {
+  const std::string study = write("study.toml",
+                                  "[[experiment]]\nworkload = \"gaussian\"\nn = 64\nsweeps = 400\n"
+                                  "[[strategy]]\nname = \"sm\"\n");
+  const std::string out = path("r.h5");
+  const Result r = run_command(
+      "sh -c '" + std::string(SLATERLAB_BINARY) + " run " + study + " -q -o " + out +
+      " & pid=$!; while [ ! -e " + out + ".partial ]; do :; done; kill -INT $pid; wait $pid; "
+      "echo exit=$?'");
+  EXPECT_NE(r.out.find("exit=130"), std::string::npos) << r.out << r.err;
+  ASSERT_TRUE(fs::exists(out + ".partial"));
+  EXPECT_FALSE(slaterlab::read_results(out + ".partial").committed);
+}
 
 TEST_F(Cli, HelpAndVersionExitZero) {
   for (const std::string args : {"--help", "run --help", "table --help", "bench --help", "--version"}) {

@@ -13,13 +13,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <regex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "slaterlab/strategies/determinant/external_kernel.hpp"
+#include "slaterlab/strategies/determinant/kernel_call_guard.hpp"
 #include "tests/verify/scratch_test.hpp"
 #include "verify/store/child_process.hpp"
 #include "verify/cli/fuzz.hpp"
@@ -251,6 +255,9 @@ class KernelRun : public testing::ScratchTest {
                  "[[strategy]]\nname = \"sm\"\n"
                  "[[strategy]]\nname = \"kernel\"\nlibrary = \"" + library + "\"\n");
   }
+  /// `run` of two_experiments (below) with broken_start failing its resets
+  /// as `how` (its fail_reset option), the results in r.h5.
+  testing::CommandResult run_start_failure(const std::string& how) const;
 };
 
 std::string sha256_of(const std::string& file) {
@@ -298,6 +305,274 @@ TEST_F(KernelRun, EachBrokenVariantIsACheckFailureNamingIt) {
     EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("sm-double"), std::string::npos) << r.err;  // only the kernel
   }
+}
+
+// ---- what a kernel cannot do to slaterlab ----------------------------------------------------
+
+/// A study of two experiments (N = 8, then 12) of sm next to the kernel,
+/// without a [checks] section: a kernel is held to its checks by default.
+std::string two_experiments(const std::string& library, const std::string& options) {
+  return "[[experiment]]\nworkload = \"gaussian\"\nn = [8, 12]\nsweeps = 2\n"
+         "[[strategy]]\nname = \"sm\"\n"
+         "[[strategy]]\nname = \"kernel\"\nlibrary = \"" + library + "\"\n" + options + "\n";
+}
+
+testing::CommandResult KernelRun::run_start_failure(const std::string& how) const {
+  const std::string toml = write("study.toml", two_experiments(kernel("broken_start"),
+                                                               "options = { fail_reset = \"" + how + "\" }"));
+  return run("run " + toml + " -q -o " + path("r.h5"));
+}
+
+// A kernel that crashes, hangs, returns a status the header does not define
+// or runs out of memory in the first reset of an experiment, or whose
+// create refuses an experiment's N after an earlier experiment ran, fails
+// its strategy_must_finish check (exit 1, the failure named); the study
+// goes on and every other strategy's results are written.
+TEST_F(KernelRun, AFailureAtAnExperimentsStartIsTheKernelsFinding) {
+  const std::vector<std::tuple<std::string, std::string, std::vector<std::string>>> cases = {
+      {"fail_reset = \"crash\"", "crashed in reset: SIGSEGV", {"gaussian-n8", "gaussian-n12"}},
+      {"fail_reset = \"hang\"", "hung in reset", {"gaussian-n8", "gaussian-n12"}},
+      {"fail_reset = \"status\"", "reset: returned status 77, which slaterlab/kernel.h does not define",
+       {"gaussian-n8", "gaussian-n12"}},
+      {"fail_reset = \"oom\"", "reset: out of memory", {"gaussian-n8", "gaussian-n12"}},
+      {"largest_n = \"8\"", "create refused N = 12", {"gaussian-n12"}},
+  };
+  for (const auto& [option, why, failed] : cases) {
+    const std::string toml =
+        write("study.toml", two_experiments(kernel("broken_start"), "options = { " + option + " }"));
+    std::filesystem::remove(path("r.h5"));
+    const testing::CommandResult r = run_command("SLATERLAB_KERNEL_TIMEOUT=0.5 " +
+                                                 std::string(SLATERLAB_BINARY) + " run " + toml +
+                                                 " -q -o " + path("r.h5"));
+    EXPECT_EQ(r.exit_code, 1) << option << ": " << r.err;
+    for (const std::string& experiment : failed) {
+      EXPECT_NE(r.err.find("CHECK FAILED: " + experiment +
+                           " / kernel-broken-start-double: could not finish: kernel "
+                           "'broken-start' " + why),
+                std::string::npos)
+          << option << ": " << r.err;
+    }
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), std::ptrdiff_t(failed.size())) << r.err;
+    ASSERT_TRUE(std::filesystem::exists(path("r.h5"))) << option;
+    const ResultsFile results = read_results(path("r.h5"));
+    ASSERT_EQ(results.experiments.size(), 2u) << option;
+    for (const auto& experiment : results.experiments) {
+      ASSERT_EQ(experiment.strategies.size(), 2u);
+      ASSERT_TRUE(experiment.strategies[0].summary);
+      EXPECT_FALSE(experiment.strategies[0].summary->failed) << option;  // sm ran
+      EXPECT_GT(experiment.strategies[0].checkpoints.size(), 1u) << option;
+    }
+  }
+}
+
+// A kernel that exits while it is loaded (a constructor) or while its
+// probe instance is created at validation is bad input: one line naming
+// it, exit code 2, no results file.
+TEST_F(KernelRun, AKernelThatExitsWhileValidatedIsBadInput) {
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"broken_load", "", "called exit(5) in loading"},
+      {"broken_start", "options = { exit_in_create = \"yes\" }", "called exit(4) in create"},
+  };
+  for (const auto& [library, options, why] : cases) {
+    const std::string toml = write("study.toml", two_experiments(kernel(library), options));
+    const testing::CommandResult r = run("run " + toml + " -q -o " + path("r.h5"));
+    EXPECT_EQ(r.exit_code, 2) << library << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("slaterlab: error: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(path("r.h5")));
+  }
+}
+
+// A message longer than SLATERLAB_MESSAGE_SIZE lands in a guard band after
+// the buffer and is a finding; what the buffer holds is cut at its size.
+TEST_F(KernelRun, AMessagePastItsBufferIsNamed) {
+  const testing::CommandResult r = run_start_failure("long_message");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("kernel-broken-start-double: wrote past the end of its message buffer in "
+                       "reset (SLATERLAB_MESSAGE_SIZE = 256 bytes"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("reset: " + std::string(SLATERLAB_MESSAGE_SIZE - 1, 'x') + "\n"),
+            std::string::npos)
+      << r.err;
+}
+
+// A kernel's message reaches the terminal and the results file printable:
+// no line break, no escape sequence, valid UTF-8.
+TEST_F(KernelRun, AKernelsMessageIsMadePrintable) {
+  const testing::CommandResult r = run_start_failure("status");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::string printable = "line one line two ?[31mred?[0m ?? end";
+  EXPECT_NE(r.err.find(printable), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos);
+  const ResultsFile results = read_results(path("r.h5"));
+  const std::string& failure = results.experiments[0].strategies[1].summary->failure;
+  EXPECT_NE(failure.find(printable), std::string::npos) << failure;
+  EXPECT_EQ(printable_text("a\nb\tc\x1b[0m\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xc3\xc2\x85\xed\xa0\x80"),
+            "a b c?[0m\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80??????");
+}
+
+// A kernel that writes into the matrix reset() gives it and the column
+// ratio() gives it (const double*), and one entry past the column's end, is
+// named for each; sm and delayed, which see the same matrices and moves,
+// give bit for bit what they give without it.
+TEST_F(KernelRun, AKernelThatWritesItsInputIsNamedAndHarmsNoOther) {
+  const std::string others =
+      "[[experiment]]\nworkload = \"gaussian\"\nn = 12\nsweeps = 4\n"
+      "[[strategy]]\nname = \"sm\"\n[[strategy]]\nname = \"delayed\"\nk = 4\n";
+  const std::string alone = write("alone.toml", others);
+  const std::string with = write("with.toml", others + "[[strategy]]\nname = \"kernel\"\nlibrary = \"" +
+                                                  kernel("broken_writes_input") + "\"\n");
+  ASSERT_EQ(run("run " + alone + " -q -o " + path("alone.h5")).exit_code, 0);
+  const testing::CommandResult r = run("run " + with + " -q -o " + path("with.h5"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("CHECK FAILED: gaussian-n12 / kernel-broken-writes-input-double: wrote "
+                       "into the column it was given (const) in ratio"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("CHECK FAILED: gaussian-n12 / kernel-broken-writes-input-double: wrote "
+                       "into the matrix it was given (const) in reset"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("CHECK FAILED: gaussian-n12 / kernel-broken-writes-input-double: wrote "
+                       "past an end of the column it was given in ratio"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("sm-double"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("delayed-4-double"), std::string::npos) << r.err;
+  const ResultsFile a = read_results(path("alone.h5")), b = read_results(path("with.h5"));
+  for (std::size_t s = 0; s < 2; ++s) {
+    const StrategySummary& x = *a.experiments[0].strategies[s].summary;
+    const StrategySummary& y = *b.experiments[0].strategies[s].summary;
+    EXPECT_EQ(x.max_ratio_error, y.max_ratio_error) << s;
+    EXPECT_EQ(x.worst_log_det_error, y.worst_log_det_error) << s;
+    EXPECT_EQ(x.max_inverse_residual, y.max_inverse_residual) << s;
+  }
+}
+
+// exit() inside a kernel call ends that kernel, not slaterlab: a named
+// finding, the results file committed (no .partial left).
+TEST_F(KernelRun, ExitInsideAKernelCallIsItsFinding) {
+  const testing::CommandResult r =
+      run("run " + study(kernel("broken_exit")) + " -q -o " + path("r.h5"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("CHECK FAILED: gaussian-n12 / kernel-broken-exit-double: could not finish: "
+                       "kernel 'broken-exit' called exit(3) in accept"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(std::filesystem::exists(path("r.h5")));
+  EXPECT_FALSE(std::filesystem::exists(path("r.h5.partial")));
+  EXPECT_TRUE(read_results(path("r.h5")).committed);
+}
+
+// A library linked with -ffast-math sets flush-to-zero and
+// denormals-are-zero for the process when it is loaded; slaterlab puts the
+// environment back (a subnormal stays nonzero) and reports the kernel. In
+// `run`, a workload parameter of 1e-310 is then read as what it is.
+TEST_F(KernelRun, AFastMathKernelLeavesSlaterlabsArithmeticAlone) {
+  const FpEnv before = current_fp_env();
+  const KernelLibrary& library = load_kernel_library(kernel("broken_fastmath"));
+  EXPECT_TRUE(current_fp_env() == before);
+  EXPECT_NE(library.load_fp_change.find("flush-to-zero"), std::string::npos) << library.load_fp_change;
+  volatile double subnormal = 1e-310;
+  EXPECT_GT(subnormal * 0.5, 0.0);  // flush-to-zero would make it 0
+  const std::string toml = write(
+      "study.toml",
+      "[[experiment]]\nworkload = \"adversarial\"\neta = 1e-310\nn = 8\nmoves = 16\n"
+      "[[strategy]]\nname = \"sm\"\n[[strategy]]\nname = \"kernel\"\nlibrary = \"" +
+          kernel("broken_fastmath") + "\"\n");
+  const testing::CommandResult r = run("run " + toml + " -q -o " + path("r.h5"));
+  EXPECT_EQ(r.err.find("got 0"), std::string::npos) << r.err;
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("kernel-broken-fastmath-double: loading it changed the floating-point "
+                       "environment (MXCSR"),
+            std::string::npos)
+      << r.err;
+}
+
+// A kernel that changes the rounding mode inside a call finds slaterlab's
+// put back when the call returns (1/3 rounds to nearest, as IEEE's default
+// gives it), and is reported once, naming the call.
+TEST(KernelExample, AKernelThatChangesTheRoundingModeInACallIsReported) {
+  const auto k = make_updater(library_strategy(), kernel_options("broken_rounding"));
+  std::mt19937_64 rng(11);
+  const Eigen::MatrixXd a = gaussian(6, 6, rng);
+  k->reset(a);
+  volatile double third = 1.0;
+  const double nearest = third / 3.0;
+  for (Eigen::Index move = 0; move < 3; ++move) {
+    k->ratio(move, a.col(move));
+    EXPECT_EQ(third / 3.0, nearest);  // upward would round it up by one ulp
+    k->accept();
+  }
+  ASSERT_EQ(k->findings().size(), 1u);
+  EXPECT_NE(k->findings()[0].find("changed the floating-point environment in ratio (MXCSR"),
+            std::string::npos)
+      << k->findings()[0];
+  EXPECT_NE(k->findings()[0].find("rounding mode"), std::string::npos) << k->findings()[0];
+}
+
+// A cycle the kernel declares a breakdown carries no ratio to judge: with a
+// threshold no ratio reaches, every cycle is a breakdown (counted), none
+// enters the cycle ratio error (NaN), and no per-update ratio was formed
+// (NaN), so no check fails.
+TEST_F(KernelRun, ACycleDeclaredABreakdownIsCountedNotJudged) {
+  const std::string toml = write(
+      "study.toml",
+      "[[experiment]]\nworkload = \"excitation-cycles\"\nn = 8\nrank = 3\nmoves = 48\n"
+      "[[strategy]]\nname = \"kernel\"\nlibrary = \"" + kernel("example_cycle") +
+          "\"\nbreakdown = 1e300\n");
+  const testing::CommandResult r = run("run " + toml + " -q -o " + path("r.h5"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const StrategySummary& s = *read_results(path("r.h5")).experiments[0].strategies[0].summary;
+  EXPECT_GT(s.cycles, 0);
+  EXPECT_EQ(s.cycle_breakdowns, s.cycles);
+  EXPECT_TRUE(std::isnan(s.max_cycle_ratio_error)) << s.max_cycle_ratio_error;
+  EXPECT_TRUE(std::isnan(s.max_ratio_error)) << s.max_ratio_error;
+}
+
+// Wrong answers fail the checks every kernel is held to by default: an
+// inverse that is the identity, a sign of +-5, an update cycle that drops
+// an update (experiments/cycles.toml); the correct examples pass the same.
+TEST_F(KernelRun, WrongAnswersFailTheDefaultKernelChecks) {
+  const std::vector<std::pair<std::string, std::string>> broken = {
+      {"inverse", "inverse divergence"},
+      {"sign_five", "log_det returned sign"},
+  };
+  for (const auto& [bug, why] : broken) {
+    const std::string toml = write("study.toml",
+                                   "[[experiment]]\nworkload = \"gaussian\"\nn = 12\nsweeps = 4\n"
+                                   "[[strategy]]\nname = \"kernel\"\nlibrary = \"" +
+                                       kernel("broken_" + bug) + "\"\n");
+    const testing::CommandResult r = run("run " + toml + " -q -o " + path("r.h5"));
+    EXPECT_EQ(r.exit_code, 1) << bug << ": " << r.err;
+    EXPECT_NE(r.err.find(why), std::string::npos) << bug << ": " << r.err;
+  }
+  std::ifstream in(std::string(SLATERLAB_SOURCE_DIR) + "/experiments/cycles.toml");
+  const std::string cycles((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(cycles.empty());
+  for (const std::string name : {"example_cycle", "broken_drop"}) {
+    const std::string toml = write("cycles.toml", cycles + "\n[[strategy]]\nname = \"kernel\"\n"
+                                                           "library = \"" + kernel(name) + "\"\n");
+    const testing::CommandResult r = run("run " + toml + " -q -o " + path(name + ".h5"));
+    if (name != "broken_drop") {
+      EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+      continue;
+    }
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("CHECK FAILED: excitation-cycles-n21 / kernel-broken-drop-double: cycle "
+                         "ratio error"),
+              std::string::npos)
+        << r.err;
+  }
+  // The whole-cycle kernel forms no per-update ratio: no ratio error (NaN,
+  // not 0), and its cycles are judged.
+  const ResultsFile results = read_results(path("example_cycle.h5"));
+  const auto& lanes = results.experiments[0].strategies;
+  const StrategySummary& whole = *lanes.back().summary;
+  EXPECT_TRUE(std::isnan(whole.max_ratio_error)) << whole.max_ratio_error;
+  EXPECT_TRUE(std::isfinite(whole.max_cycle_ratio_error));
 }
 
 TEST_F(KernelRun, RegressAndBenchTakeKernels) {
