@@ -14,6 +14,9 @@
 //                                      double and mixed, delayed-64 double, one
 //                                      Metropolis sweep) as a process: its wall time
 //                                      over the strategies' own (vs_strategies)
+// - reference/whole-study-default/N:1024  the same study (seed 3) with the
+//                                      default [reference]: engine auto, the
+//                                      certified initial and final log|det|
 // Each also reports whether its results were trusted (fast_reference.hpp).
 
 #include <Eigen/Core>
