@@ -161,11 +161,12 @@ RefinementResidual refinement_residual(const Eigen::MatrixXd& pa, const ExactRes
                 b.data(), in, 0.0, p.data(), in);
     return p;
   };
-  // H = E.hi - (A1 F1 + A1 F2 + A2 F1 + A2 F2 + fl(A_rest F') - fl(E.hi F') - E.lo) - E.lo F'.
-  const std::array<Eigen::MatrixXd, 7> terms{product(a1, f1, 1),     product(a1, f2, 1),
-                                             product(a2, f1, 1),     product(a2, f2, 1),
-                                             product(a_rest, f, 1),  product(e.hi, f, -1),
-                                             -e.lo};
+  // H = E.hi - (A1 F1 + A1 F2 + A2 F1 + A2 F2 + fl(D F') - E.lo) - E.lo F', D =
+  // fl(A_rest - E.hi): the two products in double share one DGEMM.
+  const Eigen::MatrixXd d = a_rest - e.hi;
+  const std::array<Eigen::MatrixXd, 6> terms{product(a1, f1, 1), product(a1, f2, 1),
+                                             product(a2, f1, 1), product(a2, f2, 1),
+                                             product(d, f, 1),   -e.lo};
   Eigen::MatrixXd hh(n, n), hl(n, n);
   double cascade = 0.0;
   for (Eigen::Index j = 0; j < n; ++j) {
@@ -179,10 +180,14 @@ RefinementResidual refinement_residual(const Eigen::MatrixXd& pa, const ExactRes
   const double g = dd::gamma(double(n));
   out.d = dd::kUnitRoundoff * out.h.cwiseAbs();
   out.d.array() += cascade + e.error + 0x1p-1074 * 4 * double(n);
-  // fl(A_rest F') and fl(E.hi F') err by gamma_N |A_rest||F'|, gamma_N |E.hi||F'|;
-  // E.lo F' and (E - E.hi - E.lo) F' are left out.
-  out.x = g * (a_rest.cwiseAbs().rowwise().maxCoeff() + e.hi.cwiseAbs().rowwise().maxCoeff()) +
-          e.lo.cwiseAbs().rowwise().maxCoeff() + Eigen::VectorXd::Constant(n, e.error);
+  // D errs by u |A_rest - E.hi| <= u (|A_rest| + |E.hi|) (2^-1074 where it
+  // underflows), fl(D F') by gamma_N |D||F'| with |D| <= (1 + u)(|A_rest| +
+  // |E.hi|): (u + gamma_N (1 + u)) (|A_rest| + |E.hi|)|F'| in all; E.lo F' and
+  // (E - E.hi - E.lo) F' are left out.
+  const double gd = dd::kUnitRoundoff + g * (1 + dd::kUnitRoundoff);
+  out.x = gd * (a_rest.cwiseAbs().rowwise().maxCoeff() + e.hi.cwiseAbs().rowwise().maxCoeff()) +
+          e.lo.cwiseAbs().rowwise().maxCoeff() +
+          Eigen::VectorXd::Constant(n, e.error + 0x1p-1074);
   out.y = f.cwiseAbs().colwise().sum().transpose() / (1 - g);
   return out;
 }

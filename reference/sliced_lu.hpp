@@ -42,8 +42,8 @@ ExactResidual exact_lu_residual(const Eigen::MatrixXd& pa, const SlicedLu& f);
 
 /// The refinement residual H = E - M F' (M = L' U'), F' = `f` rounded to two
 /// column slices (f becomes F'), computed as E - P A F' + E F' with P A in two
-/// row slices: the four slice products exact, P A's remainder times F' and
-/// E.hi F' in double. |H - h| <= d + x y^T entrywise. `failure` is non-empty
+/// row slices: the four slice products exact, (P A's remainder - E.hi) times
+/// F' in double, one DGEMM. |H - h| <= d + x y^T entrywise. `failure` is non-empty
 /// (and nothing computed) when P A's and F's largest entries multiply beyond
 /// 2^960, where the grids could overflow.
 struct RefinementResidual {

@@ -13,7 +13,11 @@
 // - reference/whole-study/N:{1024,2048}  `slaterlab run` of the goal's study (sm
 //                                      double and mixed, delayed-64 double, one
 //                                      Metropolis sweep) as a process: its wall time
-//                                      over the strategies' own (vs_strategies)
+//                                      over the strategies' own (vs_strategies;
+//                                      its CPU time over theirs: cpu_vs_strategies)
+// - reference/whole-study-default/N:1024  the same study (seed 3) with the
+//                                      default [reference]: engine auto, the
+//                                      certified initial and final log|det|
 // Each also reports whether its results were trusted (fast_reference.hpp).
 
 #include <Eigen/Core>
