@@ -61,11 +61,15 @@ double ho_box_margin(int n_max, double edge_tolerance);
 /// The box BsplineBoxRule gives for the lowest N states of frequency alpha.
 BsplineBox ho_bspline_box(Eigen::Index n, double alpha, const BsplineBoxRule& rule = {});
 
-/// Orbitals padded to a multiple of the 64-byte SIMD width of T.
+/// Orbitals padded to a multiple of the 64-byte SIMD width of T, and one
+/// width more where that row would be a multiple of 4 KiB: the 64 stencil
+/// rows of a position would then start at one offset modulo 4 KiB and
+/// compete for the same L1 sets (docs/bspline.md, Layout).
 template <class T>
 constexpr Eigen::Index bspline_padded_size(Eigen::Index n) {
   constexpr Eigen::Index w = 64 / static_cast<Eigen::Index>(sizeof(T));
-  return (n + w - 1) / w * w;
+  const Eigen::Index padded = (n + w - 1) / w * w;
+  return padded * Eigen::Index(sizeof(T)) % 4096 == 0 ? padded + w : padded;
 }
 /// Bytes of the coefficient table: G^3 * Npad * sizeof(T).
 template <class T>

@@ -360,6 +360,10 @@ TEST(Bspline, LayoutPaddingAndLabels) {
   EXPECT_EQ(sd.padded_size(), 16);
   EXPECT_EQ(bspline_padded_size<float>(17), 32);
   EXPECT_EQ(bspline_padded_size<double>(17), 24);
+  // A row of a multiple of 4 KiB gets one SIMD width more (L1 set conflicts).
+  EXPECT_EQ(bspline_padded_size<float>(1021), 1040);
+  EXPECT_EQ(bspline_padded_size<double>(512), 520);
+  EXPECT_EQ(bspline_padded_size<double>(513), 520);
   EXPECT_EQ(sf.table_bytes(), std::size_t{8 * 8 * 8 * 16 * 4});
   EXPECT_DOUBLE_EQ(bspline_table_bytes<float>(8, 10), 8.0 * 8 * 8 * 16 * 4);
   EXPECT_DOUBLE_EQ(bspline_build_bytes<float>(8, 10), 8.0 * 8 * 8 * 16 * 8);
