@@ -6,10 +6,48 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <ostream>
 
 namespace slaterlab {
 namespace {
+
+/// While it lives, file descriptor 1 goes to /dev/null: an external kernel's
+/// own prints to stdout (a debugging printf, a Fortran WRITE) would
+/// otherwise interleave with the report, or fill it, since the kernel runs
+/// in this process. The report is written once it is gone; stderr (the
+/// progress line, the kernel's stderr) is left alone.
+class StdoutSilenced {
+ public:
+  StdoutSilenced() {
+    std::fflush(stdout);
+    saved_ = ::dup(STDOUT_FILENO);
+    const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (saved_ >= 0 && null >= 0) ::dup2(null, STDOUT_FILENO);
+    if (null >= 0) ::close(null);
+  }
+  ~StdoutSilenced() {
+    std::fflush(stdout);  // what the kernels left in stdio's buffer goes to /dev/null
+    if (saved_ >= 0) {
+      ::dup2(saved_, STDOUT_FILENO);
+      ::close(saved_);
+    }
+  }
+  StdoutSilenced(const StdoutSilenced&) = delete;
+  StdoutSilenced& operator=(const StdoutSilenced&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
+FuzzReport run_fuzz_quietly(const FuzzArgs& args, std::ostream* progress) {
+  if (args.kernels.empty()) return run_fuzz(args, progress);
+  const StdoutSilenced silenced;
+  return run_fuzz(args, progress);
+}
 
 void print_failure(std::ostream& out, const FuzzFailure& f) {
   fmt::print(out, "FAILED {} {}\n", f.config.label, f.failure.property);
@@ -44,7 +82,7 @@ void print_summary(std::ostream& out, const FuzzArgs& args, const FuzzReport& r)
 }  // namespace
 
 int fuzz_command(const FuzzArgs& args, std::ostream& out, std::ostream* progress) {
-  const FuzzReport report = run_fuzz(args, args.quiet ? nullptr : progress);
+  const FuzzReport report = run_fuzz_quietly(args, args.quiet ? nullptr : progress);
   for (const FuzzFailure& f : report.failures) print_failure(out, f);
   print_summary(out, args, report);
   return report.failures.empty() ? 0 : 1;

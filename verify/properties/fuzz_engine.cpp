@@ -346,6 +346,12 @@ FuzzReport run_fuzz(const FuzzArgs& args, std::ostream* progress_stream) {
       }
     }
     if (!args.seconds) break;
+    // Once every pair has failed there is nothing left to fuzz: another
+    // batch would run no case (and spin until the deadline).
+    const bool any_pending = std::any_of(reported.begin(), reported.end(), [](const auto& row) {
+      return std::find(row.begin(), row.end(), false) != row.end();
+    });
+    if (!any_pending) break;
   }
   progress.clear();
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
