@@ -131,6 +131,23 @@ double strategy_bytes(const StrategyConfig& s, double n) {
   return per_entry * entries + extra;
 }
 
+bool is_cycle_workload(const std::string& kind) {
+  const auto kinds = known_cycle_workloads();
+  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+}
+
+/// The reference's refactorisations after cycles through exactly singular
+/// intermediate matrices (an mp LU each, as the first): excitation-cycles
+/// draws the rank m uniform in 1..rank (mean (rank + 1) / 2 moves a cycle)
+/// and shifts, making every intermediate singular, with probability `shift`
+/// when m >= 2 ((rank - 1) / rank of the cycles).
+double singular_cycle_restarts(const ExperimentConfig& e) {
+  if (e.workload.kind != "excitation-cycles") return 0.0;
+  const double rank = double(e.workload.rank);
+  const double cycles = double(e.moves) / ((rank + 1) / 2);
+  return cycles * e.workload.shift * (rank - 1) / rank;
+}
+
 PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
   PlanItem item{"experiment", e.name, std::int64_t(e.workload.n), e.moves, {}, 0, 0};
   const double n = double(e.workload.n);
@@ -149,9 +166,12 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
     metrics_flops += qr ? 12 : 2;
   }
   if (any_inverse) metrics_flops += 6;
-  const bool fast = reference::choose_reference_engine(study.reference.engine,
-                                                      Eigen::Index(e.workload.n)) ==
-                    reference::ReferenceEngine::fast;
+  // Update cycles are the mp reference's alone (LockstepReference hands the
+  // fast one over at the first cycle): price them at mp's cost throughout.
+  const bool cycles = is_cycle_workload(e.workload.kind);
+  const bool fast = !cycles && reference::choose_reference_engine(study.reference.engine,
+                                                                 Eigen::Index(e.workload.n)) ==
+                                   reference::ReferenceEngine::fast;
   const double mp = mp_bytes(study.reference.digits);
   // The mp reference's inverse, or the fast reference's matrices.
   persistent += (fast ? 8 * kFastPersistentDoubles : mp) * entries;
@@ -172,7 +192,8 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
       !study.reference.per_move ? checkpoints
                                 : 1 + (study.reference.recompute_every > 0
                                            ? double(e.moves) / double(study.reference.recompute_every)
-                                           : 0.0);
+                                           : 0.0) +
+                                      singular_cycle_restarts(e);
   item.seconds += factorisations * (fast ? kFastFactorSeconds * n * n * n
                                          : mp_reset_seconds(study.reference.digits, n));
   if (study.reference.per_move) {

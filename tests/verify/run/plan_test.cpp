@@ -67,6 +67,23 @@ TEST(Plan, CheckpointOnlyReferencesTradeMpUpdatesForFactorisations) {
   EXPECT_GT(plan_study(parse_study(kOneGaussian, "t", sparse)).items.at(0).seconds, per_move);
 }
 
+TEST(Plan, CyclesThroughSingularMatricesPriceTheReferencesRefactorisations) {
+  // Update cycles are mp's at any N (the fast reference hands over at the
+  // first cycle), and each shifting cycle (rank m >= 2, probability shift)
+  // forces an mp LU after it: with rank 4 and shift 1, 3/4 of the 640 / 2.5
+  // cycles, 192 LUs, each mp_reset_seconds(50, N).
+  const char* cycles =
+      "[study]\nname = \"t\"\n[reference]\ncertify = false\n[[experiment]]\n"
+      "workload = \"excitation-cycles\"\nn = 256\nrank = 4\nmoves = 640\n"
+      "[[strategy]]\nname = \"sm\"\n";
+  const double none = plan_study(parse_study(cycles, "t", {"experiment.shift=0"})).items.at(0).seconds;
+  const double all = plan_study(parse_study(cycles, "t", {"experiment.shift=1"})).items.at(0).seconds;
+  EXPECT_NEAR(all - none, 192 * mp_reset_seconds(50, 256), 1e-9 * all);
+  // At N = 256 the engine "auto" would take the fast reference for single
+  // moves; for cycles the plan is mp's: at least the first mp LU.
+  EXPECT_GE(none, mp_reset_seconds(50, 256));
+}
+
 TEST(Plan, CountsEachStrategysOwnMovesByItsTraits) {
   // A strategy's moves cost a rank-1 pass over what it keeps, in proportion
   // to its storage bytes: sm in float takes less time than sm in double, a
