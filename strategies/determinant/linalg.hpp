@@ -2,7 +2,8 @@
 // Thin, typed wrappers over the BLAS/LAPACK calls the strategies use
 // (OpenBLAS: cblas + Fortran LAPACK), plus LU-based inversion. Matrices are
 // Eigen column-major, so a column is contiguous and maps to BLAS directly.
-// Instantiated for float and double in linalg.cpp.
+// Instantiated for float and double in linalg.cpp (whole-matrix BLAS, LU),
+// linalg_blocks.cpp (blocks::), skinny_product.cpp and sm_update.cpp.
 
 #include <Eigen/Core>
 
@@ -55,7 +56,7 @@ enum class Kernels { by_size, loops, blas };
 ///   trmm  X <- alpha op(T) X (left) or alpha X op(T) (right), T triangular
 ///         (unit as in trtri), X rows x cols.
 /// By size, the loops run up to the multiply-adds below (the measured
-/// crossovers, linalg.cpp); every caller gets the same arithmetic for the
+/// crossovers, linalg_blocks.cpp); every caller gets the same arithmetic for the
 /// same sizes, whatever the data. (GEMM has no loops: OpenBLAS's small-matrix
 /// GEMM kernels were faster at every shape a flush has, but for the flush's
 /// tall, skinny first product: skinny_transposed_product.)
@@ -94,7 +95,7 @@ void skinny_transposed_product(Eigen::Index n, Eigen::Index cols, Eigen::Index m
                                Eigen::Index ldp, const T* a, Eigen::Index lda, T* c,
                                Eigen::Index ldc, std::vector<T>& packed);
 /// Whether skinny_transposed_product beats BLAS's GEMM for C = P^T A with
-/// A n x n, in T, on this CPU (the measured crossovers, linalg.cpp).
+/// A n x n, in T, on this CPU (the measured crossovers, skinny_product.cpp).
 template <class T>
 bool skinny_product_beats_blas(Eigen::Index n, Eigen::Index m);
 }  // namespace blocks
@@ -128,7 +129,7 @@ double sm_pivot(const MatrixX<T>& ainvt, Eigen::Index k, const T* column, Precis
 }
 
 /// The largest N that sm_update runs in unblocked loops, and the smallest
-/// it runs by blocks of columns (linalg.cpp says why 24 and 512).
+/// it runs by blocks of columns (sm_update.cpp says why 24 and 512).
 inline constexpr Eigen::Index kSmUpdateSmallN = 24;
 inline constexpr Eigen::Index kSmUpdateBlockedN = 512;
 

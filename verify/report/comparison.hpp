@@ -1,6 +1,7 @@
 #pragma once
 // The outcome of slaterlab regress: one Comparison per judged quantity, and
-// the report that collects them with its notes. Data only; the judging rules
+// the report that collects them with its notes. Data, and structural() to
+// make the comparisons of presence and comparability; the judging rules
 // (regress.hpp) fill it in, the writers (regress_reports.hpp) print it.
 
 #include <cstddef>
@@ -42,5 +43,11 @@ struct RegressReport {
   std::size_t failures() const;
   bool passed() const { return failures() == 0; }
 };
+
+/// A structure comparison (ComparisonKind::structure) of `experiment` /
+/// `strategy` (empty as in Comparison), named `metric`, passed or failed
+/// with `detail`; no value, baseline or limit.
+Comparison structural(const std::string& experiment, const std::string& strategy,
+                      const std::string& metric, bool passed, std::string detail);
 
 }  // namespace slaterlab
