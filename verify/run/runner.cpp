@@ -129,6 +129,7 @@ constexpr SummaryFrom<std::int64_t> kLastCount[] = {
     {&StrategySummary::splits, &StrategyCheckpoint::splits},
     {&StrategySummary::cycle_breakdowns, &StrategyCheckpoint::cycle_breakdowns},
     {&StrategySummary::singular_restarts, &StrategyCheckpoint::singular_restarts},
+    {&StrategySummary::cycles_declined, &StrategyCheckpoint::cycles_declined},
 };
 
 void fold_checkpoint(StrategySummary& s, const StrategyCheckpoint& c) {
@@ -145,6 +146,7 @@ UpdaterCounters operator+(UpdaterCounters a, const UpdaterCounters& b) {
   a.recomputes += b.recomputes;
   a.flushes += b.flushes;
   a.splits += b.splits;
+  a.cycles_declined += b.cycles_declined;
   return a;
 }
 
@@ -671,6 +673,7 @@ void LockstepExperiment::checkpoint() {
     c.recomputes = counters.recomputes;
     c.flushes = counters.flushes;
     c.splits = counters.splits;
+    c.cycles_declined = counters.cycles_declined;
     c.elapsed_s = lane.elapsed_s;
     c.cycle_ratio_error_max = lane.cycle_errors.max;
     c.cycle_ratio_error_max_eps = lane.cycle_errors.max / eps;
