@@ -528,7 +528,9 @@ StrategyTraits external_kernel_traits() {
     d.precisions = declared_precisions(api);
     d.carries_updates = api.carries_updates != 0;
     if (api.default_breakdown > 0) d.default_breakdown = api.default_breakdown;
-    if (api.apply_cycle) d.cycles = StrategyTraits::Cycles::whole;
+    // A version 2 kernel may decline any cycle shape (applied move by move,
+    // breaking down at a singular intermediate): no promise of a whole one.
+    if (api.apply_cycle && api.abi_version < 2) d.cycles = StrategyTraits::Cycles::whole;
     return d;
   };
   t.size_refusal = [](std::int64_t n, const UpdaterOptions& o) {
