@@ -21,10 +21,10 @@
  * - When flush is called (version 2): after the move that ends each sweep
  *   of N moves counted from slaterlab's reset (a proposal, accepted or not,
  *   and each update of a cycle count as one move), before every log_det
- *   and inverse (a checkpoint), and wherever the driver completes its
- *   updates (a VMC sweep), in each case only when something was accepted
- *   since the last flush or reset. Version 1: only where the driver calls
- *   it (never in `slaterlab run`).
+ *   and inverse (a checkpoint), and where a driver completes its updates
+ *   (`bench`, `fuzz`), in each case only when something was accepted since
+ *   the last flush or reset; never between a ratio and its accept or
+ *   reject. Version 1: only where a driver calls it (never in `run`).
  * - Every call that can fail returns a slaterlab_status and, when it is not
  *   SLATERLAB_OK, may write a NUL-terminated message of at most
  *   SLATERLAB_MESSAGE_SIZE bytes (terminator included) into `message`.

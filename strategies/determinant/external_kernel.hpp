@@ -12,8 +12,9 @@
 // kernel_size_refusal before any work; its queued updates are flushed at
 // each sweep's end and before each measurement (slaterlab/kernel.h); a
 // cycle it declines is applied move by move and counted
-// (UpdaterCounters::cycles_declined). Once loaded, what the kernel computes is judged, not trusted:
-// a non-finite or below-threshold ratio is a breakdown (Ratio's contract),
+// (UpdaterCounters::cycles_declined); a kernel that takes differences gets
+// new - old columns. Once loaded, what the kernel computes is judged, not
+// trusted: a non-finite or below-threshold ratio is a breakdown (Ratio's contract),
 // a wrong value is a finding of the metrics; a status other than OK or
 // BREAKDOWN throws (SingularMatrixError for SLATERLAB_SINGULAR,
 // ProtocolError for SLATERLAB_BAD_ARGUMENT, std::runtime_error otherwise)
