@@ -30,11 +30,16 @@
 #ifndef SLK_NAME
 #define SLK_NAME "example-woodbury"
 #endif
+/* Built as SLK_FIXED_N = 21 (TREX's fixed size), or with SLK_MIN_N and
+ * SLK_MAX_N set (bad_sizes: 5 and 4, sizes the loader refuses). */
 #ifdef SLK_FIXED_N
 #define SLK_MIN_N SLK_FIXED_N
 #define SLK_MAX_N SLK_FIXED_N
-#else
+#endif
+#ifndef SLK_MIN_N
 #define SLK_MIN_N 2
+#endif
+#ifndef SLK_MAX_N
 #define SLK_MAX_N 0
 #endif
 

@@ -64,6 +64,7 @@ TEST_F(KernelLoading, EachBadLibraryIsOneNamedError) {
       {text, "not a loadable shared object"},
       {kernel("bad_no_entry"), "does not export 'slaterlab_kernel'"},
       {kernel("bad_abi"), "built for kernel ABI version 99, this slaterlab reads versions 1 to 2"},
+      {kernel("bad_sizes"), "declares min_n = 5 above max_n = 4: no N it takes"},
   };
   for (const auto& [library, why] : cases) {
     try {
@@ -736,6 +737,18 @@ TEST(KernelAbi2, TheProbeAndTheStudysSizesFollowTheDeclaredSizes) {
                        "needs N >= 8"),
             std::string::npos)
       << small;
+  // Options that leave no size it takes are bad input of the study.
+  UpdaterOptions none = fixed;
+  none.kernel_options = {{"largest_cycle", "30"}};
+  try {
+    make_updater(library_strategy(), none);
+    ADD_FAILURE() << "a kernel that takes no N was made";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("takes no N from 21 to 21 with these options: "
+                                         "largest_cycle = 30 needs N >= 30"),
+              std::string::npos)
+        << e.what();
+  }
   // A version 1 kernel declares nothing: every N, as before.
   EXPECT_EQ(kernel_size_refusal(kernel_options("example_sm"), 1), "");
 }
