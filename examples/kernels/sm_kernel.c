@@ -44,13 +44,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "example_common.h"
 #include "slaterlab/kernel.h"
 
 #ifndef SLK_NAME
 #define SLK_NAME "example-sm"
 #endif
 #ifndef SLK_ABI_VERSION
-#define SLK_ABI_VERSION SLATERLAB_KERNEL_ABI_VERSION
+#define SLK_ABI_VERSION 1 /* a version 1 kernel: its table ends at apply_cycle */
 #endif
 
 
@@ -70,13 +71,6 @@ typedef struct {
   const char* fail_reset; /* "" or one of the fail_reset options */
 #endif
 } sm_kernel;
-
-static void say(char* message, const char* text) {
-  if (message) {
-    strncpy(message, text, SLATERLAB_MESSAGE_SIZE - 1);
-    message[SLATERLAB_MESSAGE_SIZE - 1] = '\0';
-  }
-}
 
 static void* sm_create(int n, int precision, double breakdown, int n_options,
                        const slaterlab_option* options, char* message) {
@@ -152,42 +146,6 @@ static void sm_destroy(void* kernel) {
   free(s);
 }
 
-/* Gauss-Jordan elimination on the row-major n x 2n matrix [M | I], with or
- * without partial pivoting: afterwards the right half holds M^{-1}, and
- * log|det M| and its sign are returned. 0 on success, -1 at a zero or
- * non-finite pivot (M singular; the right half is then unusable). */
-static int gauss_jordan(double* m, int n, int pivoting, double* log_abs, int* sign) {
-  const int w = 2 * n;
-  *log_abs = 0.0;
-  *sign = 1;
-  for (int c = 0; c < n; ++c) {
-    int p = c;
-    if (pivoting)
-      for (int i = c + 1; i < n; ++i)
-        if (fabs(m[i * w + c]) > fabs(m[p * w + c])) p = i;
-    const double pivot = m[p * w + c];
-    if (pivot == 0.0 || !isfinite(pivot)) return -1;
-    if (p != c) {
-      for (int j = 0; j < w; ++j) {
-        const double t = m[c * w + j];
-        m[c * w + j] = m[p * w + j];
-        m[p * w + j] = t;
-      }
-      *sign = -*sign;
-    }
-    *log_abs += log(fabs(pivot));
-    if (pivot < 0) *sign = -*sign;
-    for (int j = 0; j < w; ++j) m[c * w + j] /= pivot;
-    for (int i = 0; i < n; ++i) {
-      if (i == c) continue;
-      const double f = m[i * w + c];
-      if (f == 0.0) continue;
-      for (int j = 0; j < w; ++j) m[i * w + j] -= f * m[c * w + j];
-    }
-  }
-  return 0;
-}
-
 /* The inverse of the n x n column-major `a` into s->inv, with log|det|. */
 static int sm_reset(void* kernel, const double* a, int lda, char* message) {
   sm_kernel* s = kernel;
@@ -220,24 +178,8 @@ static int sm_reset(void* kernel, const double* a, int lda, char* message) {
     free(huge);
   }
 #endif
-  double* m = malloc(sizeof(double) * (size_t)n * 2 * (size_t)n);
-  if (!m) {
-    say(message, "out of memory");
-    return SLATERLAB_INTERNAL;
-  }
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) {
-      m[i * 2 * n + j] = a[(size_t)j * (size_t)lda + (size_t)i];
-      m[i * 2 * n + n + j] = i == j ? 1.0 : 0.0;
-    }
-  if (gauss_jordan(m, n, s->pivot, &s->log_abs, &s->sign) != 0) {
-    free(m);
-    say(message, "zero or non-finite pivot: the matrix is singular");
-    return SLATERLAB_SINGULAR;
-  }
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) s->inv[i * n + j] = m[i * 2 * n + n + j];
-  free(m);
+  const int status = invert_columns(a, lda, n, s->pivot, s->inv, &s->log_abs, &s->sign, message);
+  if (status != SLATERLAB_OK) return status;
 #if defined(SLK_BROKEN_WRITES_INPUT)
   ((double*)a)[0] += 1.0; /* casts away the const */
 #endif
@@ -461,6 +403,12 @@ static const slaterlab_kernel_api sm_api = {
 #else
     NULL,
 #endif
+    /* Version 2's members, which a version 1 table's reader never reads
+     * (here only because this source is compiled with the version 2 header). */
+    0,
+    0,
+    0u,
+    NULL,
 };
 
 #if defined(SLK_BROKEN_LOAD)

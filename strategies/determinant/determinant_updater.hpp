@@ -44,6 +44,7 @@ struct UpdaterCounters {
   std::int64_t recomputes = 0;  ///< from-scratch refactorisations after reset()
   std::int64_t flushes = 0;     ///< en-bloc applications of a delayed window
   std::int64_t splits = 0;      ///< split updates (splitting strategy)
+  std::int64_t cycles_declined = 0;  ///< update cycles an external kernel declined to do whole
 };
 
 /// QR factors kept by QR strategies: A(:, column_of[j]) = (Q R)(:, j), i.e.

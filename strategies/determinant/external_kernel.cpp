@@ -1,7 +1,5 @@
 #include "slaterlab/strategies/determinant/external_kernel.hpp"
 
-#include <dlfcn.h>
-#include <openssl/evp.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
@@ -11,112 +9,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <map>
-#include <mutex>
 #include <stdexcept>
 
 #include "slaterlab/strategies/determinant/kernel_call_guard.hpp"
 
 namespace slaterlab {
 namespace {
-
-[[noreturn]] void bad_library(const std::string& path, const std::string& what) {
-  throw std::invalid_argument("kernel library '" + path + "': " + what);
-}
-
-std::string sha256_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) bad_library(path, "cannot be read");
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
-    bad_library(path, "SHA-256 unavailable (OpenSSL)");
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0)
-    EVP_DigestUpdate(ctx.get(), buffer, std::size_t(in.gcount()));
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_DigestFinal_ex(ctx.get(), digest, &length);
-  std::string hex;
-  char byte[3];
-  for (unsigned int i = 0; i < length; ++i) {
-    std::snprintf(byte, sizeof byte, "%02x", digest[i]);
-    hex += byte;
-  }
-  return hex;
-}
-
-/// Runs the library's own code at loading (its constructors inside dlopen,
-/// its entry point) under the call guard: a crash, a hang or an exit there
-/// is bad input naming the library, not the end of slaterlab.
-template <class Step>
-auto while_loading(const std::string& given, const char* step, Step run_step) {
-  arm_kernel_guard();
-  sigjmp_buf jump;
-  const KernelCallScope scope(jump, kernel_call_timeout(1));
-  if (const int sig = sigsetjmp(jump, 0)) {
-    if (sig == kKernelExitJump) {
-      bad_library(given, "called " + std::string(kernel_exit_function()) + "(" +
-                             std::to_string(kernel_exit_status()) + ") in " + step);
-    }
-    bad_library(given, (sig == SIGALRM ? std::string("hung in ") : std::string("crashed in ")) +
-                           step + (sig == SIGALRM ? "" : ": " + describe_signal(sig)));
-  }
-  return run_step();
-}
-
-KernelLibrary open_library(const std::string& given) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path path = fs::absolute(given, ec);
-  if (ec || !fs::exists(path, ec)) bad_library(given, "no such file");
-  if (!fs::is_regular_file(path, ec)) bad_library(given, "not a regular file");
-  // Loading runs the library's constructors: one linked with -ffast-math
-  // (gcc's crtfastmath.o) sets flush-to-zero and denormals-are-zero for the
-  // whole process, which would change slaterlab's own arithmetic.
-  const FpEnv before = current_fp_env();
-  // Absolute, so that dlopen never searches the library path instead.
-  void* handle =
-      while_loading(given, "loading", [&] { return dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL); });
-  std::string fp_change;
-  const auto keep_fp_env = [&] {
-    if (const FpEnv now = current_fp_env(); !(now == before)) {
-      if (fp_change.empty()) fp_change = describe_fp_change(before, now);
-      restore_fp_env(before);
-    }
-  };
-  keep_fp_env();
-  if (!handle) {
-    const char* why = dlerror();
-    bad_library(given, std::string("not a loadable shared object (") + (why ? why : "dlopen failed") +
-                           ")");
-  }
-  auto entry = reinterpret_cast<slaterlab_kernel_entry>(dlsym(handle, SLATERLAB_KERNEL_ENTRY));
-  if (!entry) {
-    bad_library(given, "does not export '" SLATERLAB_KERNEL_ENTRY
-                       "' (the entry point of slaterlab/kernel.h)");
-  }
-  const slaterlab_kernel_api* api = while_loading(given, SLATERLAB_KERNEL_ENTRY "()", entry);
-  keep_fp_env();
-  if (!api) bad_library(given, "'" SLATERLAB_KERNEL_ENTRY "' returned no table");
-  if (api->abi_version != SLATERLAB_KERNEL_ABI_VERSION) {
-    bad_library(given, "built for kernel ABI version " + std::to_string(api->abi_version) +
-                           ", this slaterlab reads version " +
-                           std::to_string(SLATERLAB_KERNEL_ABI_VERSION));
-  }
-  const std::pair<const char*, bool> required[] = {
-      {"create", api->create != nullptr}, {"destroy", api->destroy != nullptr},
-      {"reset", api->reset != nullptr},   {"ratio", api->ratio != nullptr},
-      {"accept", api->accept != nullptr}, {"reject", api->reject != nullptr},
-      {"log_det", api->log_det != nullptr}};
-  for (const auto& [name, set] : required)
-    if (!set) bad_library(given, std::string("its table does not set '") + name + "'");
-  if (!api->name || !*api->name) bad_library(given, "its table has no name");
-  // The library stays loaded: kernels and their table live in it.
-  return {path.string(), sha256_of(path.string()), printable_text(api->name),
-          printable_text(api->version ? api->version : ""), api, fp_change};
-}
 
 Precision from_abi(int p) {
   return p == SLATERLAB_FLOAT ? Precision::single
@@ -147,74 +45,38 @@ std::string label_word(const std::string& name) {
   return out;
 }
 
+/// The study's `options = {...}` as the kernel's option list: copies, so
+/// that a kernel that writes into them changes nothing of ours.
+class KernelOptionList {
+ public:
+  explicit KernelOptionList(const UpdaterOptions& o) {
+    for (const auto& [key, value] : o.kernel_options) {
+      text_.push_back(key);
+      text_.push_back(value);
+    }
+    for (std::size_t i = 0; i < text_.size(); i += 2)
+      pass_.push_back({text_[i].c_str(), text_[i + 1].c_str()});
+  }
+  KernelOptionList(const KernelOptionList&) = delete;
+  KernelOptionList& operator=(const KernelOptionList&) = delete;
+  int size() const { return int(pass_.size()); }
+  const slaterlab_option* data() const { return pass_.data(); }
+
+ private:
+  std::vector<std::string> text_;
+  std::vector<slaterlab_option> pass_;
+};
+
+// How far past min_n the probe looks for a size supports() takes (a delay
+// rank K <= N needs N = K): any window a QMC code uses.
+constexpr int kProbeSpan = 4096;
+
 const KernelLibrary& library_of(const UpdaterOptions& o) {
   if (o.library.empty()) throw std::invalid_argument("strategy 'kernel' needs 'library' (the shared library)");
   return load_kernel_library(o.library);
 }
 
 }  // namespace
-
-double kernel_call_timeout(Eigen::Index n) {
-  if (const char* given = std::getenv("SLATERLAB_KERNEL_TIMEOUT")) {
-    char* end = nullptr;
-    const double seconds = std::strtod(given, &end);
-    if (end != given && seconds > 0) return seconds;
-  }
-  // The heaviest call is a refactorisation, 2/3 N^3 flops (reset, a cycle);
-  // 10 Mflop/s is a hundred times slower than a plain loop here, and 10 s
-  // covers any start-up.
-  const double n3 = double(n) * double(n) * double(n);
-  return 10.0 + n3 / 1e7;
-}
-
-std::string describe_signal(int signal) {
-  const char* abbrev = sigabbrev_np(signal);
-  const char* text = strsignal(signal);
-  return std::string("SIG") + (abbrev ? abbrev : std::to_string(signal)) + " (" +
-         (text ? text : "unknown signal") + ")";
-}
-
-const KernelLibrary& load_kernel_library(const std::string& path) {
-  static std::mutex mutex;
-  static std::map<std::string, KernelLibrary> loaded;
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = loaded.find(path); it != loaded.end()) return it->second;
-  return loaded.emplace(path, open_library(path)).first->second;
-}
-
-std::string printable_text(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-  for (std::size_t i = 0; i < text.size();) {
-    const unsigned char c = byte(i);
-    if (c < 0x80) {
-      out += c == '\n' || c == '\r' || c == '\t' ? ' ' : (c < 0x20 || c == 0x7f) ? '?' : char(c);
-      ++i;
-      continue;
-    }
-    // A well-formed UTF-8 sequence (RFC 3629: no overlong form, no
-    // surrogate, at most U+10FFFF) that is not a C1 control is kept whole.
-    const std::size_t length = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
-                               : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    bool valid = length > 0 && i + length <= text.size();
-    for (std::size_t j = 1; valid && j < length; ++j) valid = (byte(i + j) & 0xc0) == 0x80;
-    if (valid && length == 3) {
-      valid = !(c == 0xe0 && byte(i + 1) < 0xa0) && !(c == 0xed && byte(i + 1) >= 0xa0);
-    } else if (valid && length == 4) {
-      valid = !(c == 0xf0 && byte(i + 1) < 0x90) && !(c == 0xf4 && byte(i + 1) >= 0x90);
-    }
-    if (valid && length == 2 && c == 0xc2 && byte(i + 1) < 0xa0) valid = false;  // C1 controls
-    if (valid) {
-      out.append(text.substr(i, length));
-      i += length;
-    } else {
-      out += '?';
-      ++i;
-    }
-  }
-  return out;
-}
 
 ExternalKernel::ExternalKernel(UpdaterOptions options)
     : UpdaterBase(std::move(options)), library_(library_of(this->options())) {
@@ -231,16 +93,76 @@ ExternalKernel::ExternalKernel(UpdaterOptions options)
          "with IEEE arithmetic");
   }
   // Options the kernel rejects are bad input of the study: found here, at
-  // validation, by a probe instance; so is a kernel that cannot even do that.
+  // validation, by a probe instance (N = 1 for version 1, the smallest size
+  // a version 2 kernel takes); so is a kernel that cannot even do that.
+  int probe_n = 1;
   try {
-    void* probe = create(1, true);
+    probe_n = probe_size();
+    void* probe = create(probe_n, true);
     guarded("destroy", [&] {
       library_.api->destroy(probe);
       return 0;
     });
   } catch (const std::runtime_error& e) {
     throw std::invalid_argument(std::string(e.what()) + " (" + library_.path +
-                                ", creating a kernel with N = 1 to validate the study)");
+                                ", creating a kernel with N = " + std::to_string(probe_n) +
+                                " to validate the study)");
+  }
+}
+
+int ExternalKernel::supports(long n) const {
+  if (library_.abi_version < 2 || !library_.sizes.asks) return SLATERLAB_OK;
+  const KernelOptionList list(options());
+  return guarded("supports", [&] {
+    return library_.api->supports(int(n), to_abi(precision()), list.size(), list.data(), message_);
+  });
+}
+
+int ExternalKernel::probe_size() const {
+  const KernelSizes& sizes = library_.sizes;
+  const int last = sizes.max_n > 0 ? sizes.max_n : sizes.min_n + kProbeSpan;
+  for (int n = sizes.min_n; n <= last; ++n) {
+    const int status = supports(n);
+    if (status == SLATERLAB_OK) return n;
+    if (status != SLATERLAB_BAD_ARGUMENT) check(status, "supports");
+  }
+  throw std::invalid_argument("kernel '" + library_.name + "' (" + library_.path +
+                              ") takes no N from " + std::to_string(sizes.min_n) + " to " +
+                              std::to_string(last) + " with these options: " + kernel_message());
+}
+
+std::string ExternalKernel::size_refusal(long n) const {
+  if (library_.abi_version < 2) return "";
+  const auto takes = [&](bool asked) {
+    return "kernel '" + library_.name + "' (" + library_.path + ") takes " +
+           library_.sizes.text(asked) + ", not N = " + std::to_string(n);
+  };
+  if (!library_.sizes.admits(n)) return takes(false);
+  if (const int status = supports(n); status == SLATERLAB_BAD_ARGUMENT) {
+    return takes(true) + ": " + kernel_message();
+  } else {
+    check(status, "supports");
+  }
+  try {
+    void* kernel = create(int(n), true);
+    guarded("destroy", [&] {
+      library_.api->destroy(kernel);
+      return 0;
+    });
+  } catch (const std::invalid_argument& e) {
+    return std::string(e.what()) + " (N = " + std::to_string(n) + ")";
+  }
+  return "";
+}
+
+std::string kernel_size_refusal(const UpdaterOptions& options, long n) {
+  if (library_of(options).abi_version < 2) return "";
+  const ExternalKernel kernel(options);
+  try {
+    return kernel.size_refusal(n);
+  } catch (const std::runtime_error& e) {  // it crashed, hung or failed while asked
+    throw std::invalid_argument(std::string(e.what()) + " (asked whether it takes N = " +
+                                std::to_string(n) + ")");
   }
 }
 
@@ -378,18 +300,11 @@ bool ExternalKernel::expect_unchanged(InputCopy& given, const double* original, 
 }
 
 void* ExternalKernel::create(int n, bool validating) const {
-  // Copies: a kernel that writes into its options changes nothing of ours.
-  std::vector<std::string> text;
-  for (const auto& [key, value] : options().kernel_options) {
-    text.push_back(key);
-    text.push_back(value);
-  }
-  std::vector<slaterlab_option> pass;
-  for (std::size_t i = 0; i < text.size(); i += 2) pass.push_back({text[i].c_str(), text[i + 1].c_str()});
+  const KernelOptionList list(options());
   void* kernel = nullptr;
   guarded("create", [&] {
-    kernel = library_.api->create(n, to_abi(precision()), options().breakdown, int(pass.size()),
-                                  pass.data(), message_);
+    kernel = library_.api->create(n, to_abi(precision()), options().breakdown, list.size(),
+                                  list.data(), message_);
     return 0;
   });
   const std::string message = kernel_message();
@@ -431,13 +346,20 @@ void ExternalKernel::restart() {
   const int status =
       guarded("reset", [&] { return library_.api->reset(kernel_, a, int(size()), message_); });
   expect_unchanged(matrix_in_, matrix().data(), "reset", "the matrix");
+  unflushed_ = false;  // a reset leaves nothing queued
   check(status, "reset");
 }
 
 void ExternalKernel::reset(const Eigen::MatrixXd& a) {
   begin_reset(a);
   timeout_ = kernel_call_timeout(size());
+  moves_in_sweep_ = 0;
   if (!kernel_ || kernel_n_ != size()) {
+    // A size a version 2 kernel does not take: refused before create.
+    if (library_.abi_version >= 2 && !library_.sizes.admits(size())) {
+      throw std::runtime_error("kernel '" + library_.name + "' takes " + library_.sizes.text(false) +
+                               ", not N = " + std::to_string(size()));
+    }
     if (kernel_) {
       void* old = std::exchange(kernel_, nullptr);
       guarded("destroy", [&] {
@@ -453,12 +375,13 @@ void ExternalKernel::reset(const Eigen::MatrixXd& a) {
 
 Ratio ExternalKernel::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
   begin_proposal(k, new_column);
-  const double* column = column_in_.assign(new_column.data(), size());
+  const Eigen::VectorXd& input = kernel_input(k, new_column);
+  const double* column = column_in_.assign(input.data(), size());
   proposed_k_ = k;
   double value = 0.0;
   const int status = guarded(
       "ratio", [&] { return library_.api->ratio(kernel_, int(k), column, &value, message_); });
-  column_intact_ = expect_unchanged(column_in_, new_column.data(), "ratio", "the column");
+  column_intact_ = expect_unchanged(column_in_, input.data(), "ratio", "the column");
   check(status, "ratio");
   return classify(value, status == SLATERLAB_BREAKDOWN);
 }
@@ -468,32 +391,61 @@ void ExternalKernel::accept() {
     check(guarded("reject", [&] { return library_.api->reject(kernel_, message_); }), "reject");
     restart();
     note_recompute();
+    count_moves(1);
     return;
   }
   const int status = guarded("accept", [&] { return library_.api->accept(kernel_, message_); });
   // A kernel may keep the column's pointer from ratio() until here.
   if (column_intact_) {
-    expect_unchanged(column_in_, matrix().col(proposed_k_).data(), "accept", "the column");
+    const double* given =
+        library_.differences ? difference_.data() : matrix().col(proposed_k_).data();
+    expect_unchanged(column_in_, given, "accept", "the column");
   }
   check(status, "accept");
+  unflushed_ = true;
+  count_moves(1);
 }
 
 void ExternalKernel::reject() {
   const Proposal& proposal = pending();  // the protocol check, and the column given
   const int status = guarded("reject", [&] { return library_.api->reject(kernel_, message_); });
   if (column_intact_) {
-    column_intact_ = expect_unchanged(column_in_, proposal.column.data(), "reject", "the column");
+    const double* given = library_.differences ? difference_.data() : proposal.column.data();
+    column_intact_ = expect_unchanged(column_in_, given, "reject", "the column");
   }
   drop_pending();
   check(status, "reject");
+  count_moves(1);
 }
 
 void ExternalKernel::flush() {
   if (!library_.api->flush) return;  // nothing is ever queued
+  if (library_.abi_version >= 2) return flush_queued();
   check(guarded("flush", [&] { return library_.api->flush(kernel_, message_); }), "flush");
 }
 
+void ExternalKernel::flush_queued() const {
+  if (!unflushed_ || !library_.api->flush) return;
+  unflushed_ = false;
+  check(guarded("flush", [&] { return library_.api->flush(kernel_, message_); }), "flush");
+}
+
+void ExternalKernel::count_moves(Eigen::Index moves) {
+  if (library_.abi_version < 2) return;
+  moves_in_sweep_ += moves;
+  if (moves_in_sweep_ < size()) return;
+  moves_in_sweep_ %= size();
+  flush_queued();  // the end of a sweep, where QMC drivers complete their updates
+}
+
+const Eigen::VectorXd& ExternalKernel::kernel_input(Eigen::Index k, const Eigen::VectorXd& column) {
+  if (!library_.differences) return column;
+  difference_ = column - matrix().col(k);
+  return difference_;
+}
+
 LogDet ExternalKernel::log_det() const {
+  if (library_.abi_version >= 2) flush_queued();  // a measurement
   double log_abs = 0.0;
   int sign = 0;
   check(guarded("log_det", [&] { return library_.api->log_det(kernel_, &log_abs, &sign, message_); }),
@@ -509,6 +461,7 @@ LogDet ExternalKernel::log_det() const {
 
 MaintainedState ExternalKernel::maintained() const {
   if (!library_.api->inverse) return {};
+  if (library_.abi_version >= 2) flush_queued();  // a measurement
   Eigen::MatrixXd inverse(size(), size());
   check(guarded("inverse",
                 [&] { return library_.api->inverse(kernel_, inverse.data(), int(size()), message_); }),
@@ -523,11 +476,16 @@ CycleRatio ExternalKernel::apply_cycle(const std::vector<ColumnUpdate>& updates)
   Eigen::MatrixXd columns(n, m);
   std::vector<int> electrons;
   for (Eigen::Index u = 0; u < m; ++u) {
-    // Validates k and the column, and keeps the exact matrix in step.
-    begin_proposal(updates[std::size_t(u)].k, updates[std::size_t(u)].column);
-    commit_pending();
-    columns.col(u) = updates[std::size_t(u)].column;
-    electrons.push_back(int(updates[std::size_t(u)].k));
+    const ColumnUpdate& update = updates[std::size_t(u)];
+    begin_proposal(update.k, update.column);  // validates k and the column
+    drop_pending();
+    columns.col(u) = update.column;
+    if (library_.differences) {  // against the column just before this update
+      Eigen::Index last = u - 1;
+      while (last >= 0 && updates[std::size_t(last)].k != update.k) --last;
+      columns.col(u) -= last >= 0 ? updates[std::size_t(last)].column : matrix().col(update.k);
+    }
+    electrons.push_back(int(update.k));
   }
   double* given = columns_in_.assign(columns.data(), columns.size());
   const std::vector<int> given_electrons = electrons;
@@ -541,12 +499,22 @@ CycleRatio ExternalKernel::apply_cycle(const std::vector<ColumnUpdate>& updates)
     note("input electrons",
          "wrote into the electron indices it was given (const) in apply_cycle (its own copy)");
   }
+  if (status == SLATERLAB_DECLINED && library_.abi_version >= 2) {
+    ++mutable_counters().cycles_declined;
+    return DeterminantUpdater::apply_cycle(updates);  // ratio + accept, each a move
+  }
+  for (const ColumnUpdate& update : updates) {  // the exact matrix, A_after
+    begin_proposal(update.k, update.column);
+    commit_pending();
+  }
   check(status, "apply_cycle");
+  unflushed_ = true;
   const Ratio r = classify(value, status == SLATERLAB_BREAKDOWN);
   if (r.breakdown) {  // as an accepted breakdown: from the exact matrix after the cycle
     restart();
     note_recompute();
   }
+  count_moves(m);
   return {r.value, r.breakdown, {}};
 }
 
@@ -560,8 +528,13 @@ StrategyTraits external_kernel_traits() {
     d.precisions = declared_precisions(api);
     d.carries_updates = api.carries_updates != 0;
     if (api.default_breakdown > 0) d.default_breakdown = api.default_breakdown;
-    if (api.apply_cycle) d.cycles = StrategyTraits::Cycles::whole;
+    // A version 2 kernel may decline any cycle shape (applied move by move,
+    // breaking down at a singular intermediate): no promise of a whole one.
+    if (api.apply_cycle && api.abi_version < 2) d.cycles = StrategyTraits::Cycles::whole;
     return d;
+  };
+  t.size_refusal = [](std::int64_t n, const UpdaterOptions& o) {
+    return kernel_size_refusal(o, long(n));
   };
   t.provenance = [](const UpdaterOptions& o) {
     const KernelLibrary& lib = library_of(o);

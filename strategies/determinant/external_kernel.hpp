@@ -5,10 +5,16 @@
 //
 // Loading (load_kernel_library) happens once per path and validates
 // everything before any work: a missing file, a file that is not a shared
-// object, a missing entry point, an ABI version mismatch, a table without
-// a required function or without a name is std::invalid_argument naming
-// the file. Once loaded, what the kernel computes is judged, not trusted:
-// a non-finite or below-threshold ratio is a breakdown (Ratio's contract),
+// object, a missing entry point, an ABI version it does not read (1 and 2
+// are read), a table without a required function or without a name, sizes
+// that admit no N, is std::invalid_argument naming the file. A version 2
+// kernel's declared sizes (KernelSizes, supports()) are checked per N by
+// kernel_size_refusal before any work; its queued updates are flushed at
+// each sweep's end and before each measurement (slaterlab/kernel.h); a
+// cycle it declines is applied move by move and counted
+// (UpdaterCounters::cycles_declined); a kernel that takes differences gets
+// new - old columns. Once loaded, what the kernel computes is judged, not
+// trusted: a non-finite or below-threshold ratio is a breakdown (Ratio's contract),
 // a wrong value is a finding of the metrics; a status other than OK or
 // BREAKDOWN throws (SingularMatrixError for SLATERLAB_SINGULAR,
 // ProtocolError for SLATERLAB_BAD_ARGUMENT, std::runtime_error otherwise)
@@ -36,6 +42,17 @@ namespace slaterlab {
 
 struct FpEnv;  // kernel_call_guard.hpp
 
+/// The sizes a kernel takes (version 2; version 1: any N >= 1).
+struct KernelSizes {
+  int min_n = 1;
+  int max_n = 0;      // 0: no bound
+  bool asks = false;  // it has supports(), asked per N too
+  bool admits(long n) const { return n >= min_n && (max_n == 0 || n <= max_n); }
+  /// "N = 21", "2 <= N <= 64", "N >= 2", with " where its supports() agrees"
+  /// when it asks and `asked`.
+  std::string text(bool asked = true) const;
+};
+
 /// A validated kernel library, kept loaded for the life of the process.
 struct KernelLibrary {
   std::string path;     // absolute
@@ -46,6 +63,9 @@ struct KernelLibrary {
   /// Set when loading changed the floating-point environment (a library
   /// built with -ffast-math sets flush-to-zero at load); restored since.
   std::string load_fp_change;
+  int abi_version = 1;
+  KernelSizes sizes;
+  bool differences = false;  // SLATERLAB_INPUT_DIFFERENCES: given new - old columns
 };
 
 /// Loads and validates the library at `path` (cached per path; thread-safe).
@@ -63,6 +83,13 @@ std::string describe_signal(int signal);
 /// valid UTF-8 without control characters (a line break or a tab becomes a
 /// space, any other control character or invalid byte '?').
 std::string printable_text(std::string_view text);
+
+/// Why the kernel configuration `options` cannot run at size n, as one
+/// line naming the kernel and the sizes it takes; "" when it can (always
+/// for a version 1 kernel). For version 2: the declared sizes, then its
+/// supports(), then a kernel created and destroyed at n (its options at
+/// that size). Throws std::invalid_argument as make_updater does.
+std::string kernel_size_refusal(const UpdaterOptions& options, long n);
 
 /// Called by a program's exit(), _exit(), _Exit() and quick_exit() (the
 /// `slaterlab` command's, verify/cli/kernel_exit.cpp) before they end the
@@ -116,6 +143,21 @@ class ExternalKernel final : public UpdaterBase {
 
   /// validating: a refusal is bad input (std::invalid_argument), else a finding.
   void* create(int n, bool validating) const;
+  /// Why the kernel does not take size n ("" when it does): kernel_size_refusal.
+  std::string size_refusal(long n) const;
+  friend std::string kernel_size_refusal(const UpdaterOptions& options, long n);
+  /// The smallest N a version 2 kernel takes with these options (the probe's).
+  int probe_size() const;
+  /// Its supports() at n: OK, BAD_ARGUMENT (not n), or another status; OK
+  /// without one (version 1, or none set).
+  int supports(long n) const;
+  /// The kernel's flush when something was accepted since the last one.
+  void flush_queued() const;
+  /// Counts `moves` moves; flushes at the end of each sweep of N (version 2).
+  void count_moves(Eigen::Index moves);
+  /// The kernel's input for replacing column k by `column`: the column, or
+  /// column - matrix().col(k) for a kernel that takes differences.
+  const Eigen::VectorXd& kernel_input(Eigen::Index k, const Eigen::VectorXd& column);
   void restart();  // the kernel from the exact current matrix
   void check(int status, const char* call) const;
   /// The kernel's message of the last call, printable.
@@ -154,6 +196,9 @@ class ExternalKernel final : public UpdaterBase {
   InputCopy column_in_;
   InputCopy columns_in_;  // of apply_cycle
   Eigen::Index proposed_k_ = 0;
+  Eigen::VectorXd difference_;       // kernel_input's, for a kernel that takes differences
+  mutable bool unflushed_ = false;   // accepted since the last flush or reset (version 2)
+  Eigen::Index moves_in_sweep_ = 0;  // moves since the last sweep's end
   bool column_intact_ = true;  // the kernel left the column of the last ratio() as given
 };
 

@@ -82,6 +82,10 @@ struct StrategyTraits {
   /// The traits a configuration declares itself (an external kernel's own
   /// precisions, carries_updates and default breakdown); may be empty.
   std::function<StrategyTraits(const UpdaterOptions&)> declared;
+  /// Why a configuration cannot run at size n, one line naming it and the
+  /// sizes it takes ("" when it can: an external kernel's declared sizes);
+  /// may be empty (every N).
+  std::function<std::string(std::int64_t n, const UpdaterOptions&)> size_refusal;
   /// Text the results file records for a configuration (an external
   /// kernel's library path, SHA-256, name and version); may be empty.
   std::function<std::vector<std::pair<std::string, std::string>>(const UpdaterOptions&)> provenance;

@@ -490,6 +490,24 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
     }
   }
 
+  // Sizes a strategy declares it does not take (an external kernel's):
+  // refused here, before any work, not met as a finding in the run.
+  for (const auto& s : study.strategies) {
+    const auto& refusal = strategy_traits(s.name).size_refusal;
+    if (!refusal) continue;
+    std::set<Eigen::Index> sizes;
+    for (const auto& e : study.experiments) sizes.insert(e.workload.n);
+    for (const Eigen::Index n : sizes) {
+      std::string why;
+      try {
+        why = n > 0 ? refusal(n, s.options) : "";
+      } catch (const std::invalid_argument& error) {
+        why = error.what();
+      }
+      if (!why.empty()) fail(source, fmt::format("strategy '{}': {}", s.label, why));
+    }
+  }
+
   std::set<std::string> seen;
   for (const auto& e : study.experiments) {
     if (!seen.insert("e:" + e.name).second) {

@@ -18,7 +18,11 @@ std::optional<PropertyFailure> check_case(Property property, const std::string& 
   make_updater(strategy, options);  // a bad configuration is bad input, not a failure
   CheckStats local;
   CheckStats& s = stats ? *stats : local;
-  if (!applies(property, c)) {
+  // A size the configuration declares it does not take (an external
+  // kernel's min_n, max_n, supports()) is no case of it, as a case outside
+  // a property is none of that property.
+  const auto& refusal = strategy_traits(strategy).size_refusal;
+  if (!applies(property, c) || (refusal && !refusal(c.n(), options).empty())) {
     ++s.vacuous;
     return std::nullopt;
   }

@@ -32,6 +32,7 @@ constexpr SummaryFrom<std::int64_t> kLastCount[] = {
     {&StrategySummary::breakdowns, &StrategyCheckpoint::breakdowns},
     {&StrategySummary::recomputes, &StrategyCheckpoint::recomputes},
     {&StrategySummary::splits, &StrategyCheckpoint::splits},
+    {&StrategySummary::cycles_declined, &StrategyCheckpoint::cycles_declined},
     {&StrategySummary::cycle_breakdowns, &StrategyCheckpoint::cycle_breakdowns},
     {&StrategySummary::singular_restarts, &StrategyCheckpoint::singular_restarts},
 };
@@ -50,6 +51,7 @@ UpdaterCounters operator+(UpdaterCounters a, const UpdaterCounters& b) {
   a.recomputes += b.recomputes;
   a.flushes += b.flushes;
   a.splits += b.splits;
+  a.cycles_declined += b.cycles_declined;
   return a;
 }
 

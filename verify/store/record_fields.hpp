@@ -81,6 +81,8 @@ void visit_fields(R& r, F&& f) {
   OPTIONAL_FIELD(cycle_breakdowns, "count", "update cycles reported as breakdowns so far");
   OPTIONAL_FIELD(singular_restarts, "count",
                  "restarts from the exact matrix after the strategy found it singular so far");
+  OPTIONAL_FIELD(cycles_declined, "count",
+                 "update cycles the kernel declined to do whole (applied move by move) so far");
   OPTIONAL_FIELD(ratio_error_median, "1",
                  "median relative ratio error of the proposals since the last checkpoint "
                  "(NaN: none measured)");
@@ -137,6 +139,8 @@ void visit_fields(R& r, F&& f) {
   OPTIONAL_FIELD(singular_restarts, "count",
                  "restarts from the exact matrix after the strategy found it singular");
   OPTIONAL_FIELD(cycles, "count", "update cycles of the experiment");
+  OPTIONAL_FIELD(cycles_declined, "count",
+                 "update cycles the kernel declined to do whole (applied move by move)");
   OPTIONAL_FIELD(singular_checkpoints, "count",
                  "checkpoints where the matrix was singular to the reference's precision (det 0)");
   FIELD(failed, "bool", "1 if the strategy could not continue");

@@ -104,6 +104,7 @@ struct StrategyCheckpoint {
   double cycle_ratio_error_max_eps = kNotMeasured;
   std::int64_t cycle_breakdowns = 0;   // cycles the strategy reported as breakdowns (cumulative)
   std::int64_t singular_restarts = 0;  // resets from the exact matrix after the strategy found it singular
+  std::int64_t cycles_declined = 0;    // cycles an external kernel declined, applied move by move (added later)
   // The typical proposal's error, which the few with tiny |rho| do not move (added later).
   double ratio_error_median = kNotMeasured;
 };
@@ -145,6 +146,7 @@ struct StrategySummary {
   double max_cycle_ratio_error_eps = kNotMeasured;
   std::int64_t cycle_breakdowns = 0;
   std::int64_t singular_restarts = 0;
+  std::int64_t cycles_declined = 0;
   std::int64_t cycles = 0;                // update cycles of the experiment
   std::int64_t singular_checkpoints = 0;  // checkpoints where the reference had det 0
   bool failed = false;                   // the strategy could not continue

@@ -63,7 +63,8 @@ TEST_F(KernelLoading, EachBadLibraryIsOneNamedError) {
       {path("missing.so"), "no such file"},
       {text, "not a loadable shared object"},
       {kernel("bad_no_entry"), "does not export 'slaterlab_kernel'"},
-      {kernel("bad_abi"), "built for kernel ABI version 99, this slaterlab reads version 1"},
+      {kernel("bad_abi"), "built for kernel ABI version 99, this slaterlab reads versions 1 to 2"},
+      {kernel("bad_sizes"), "declares min_n = 5 above max_n = 4: no N it takes"},
   };
   for (const auto& [library, why] : cases) {
     try {
@@ -712,6 +713,193 @@ TEST_F(KernelRun, BorderedKernelFailsTheFuzzerWhereDelayedPasses) {
       << r.out;
   r = run("fuzz --strategy delayed" + common);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+// ---- ABI version 2 (examples/kernels/woodbury_kernel.c; every other example is version 1) ---
+
+// Declared sizes: the probe that validates the options runs at the smallest
+// N the kernel takes (a fixed-size kernel's, a window's K <= N), not at 1,
+// and each of the study's sizes is asked before any work.
+TEST(KernelAbi2, TheProbeAndTheStudysSizesFollowTheDeclaredSizes) {
+  const UpdaterOptions fixed = kernel_options("example_woodbury_21");
+  EXPECT_NO_THROW(make_updater(library_strategy(), fixed));  // its create refuses N = 1
+  EXPECT_EQ(kernel_size_refusal(fixed, 21), "");
+  const std::string refused = kernel_size_refusal(fixed, 20);
+  EXPECT_NE(refused.find("kernel 'example-woodbury-21'"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("takes N = 21, not N = 20"), std::string::npos) << refused;
+
+  UpdaterOptions windowed = kernel_options("example_woodbury");
+  windowed.kernel_options = {{"largest_cycle", "8"}};
+  EXPECT_NO_THROW(make_updater(library_strategy(), windowed));  // probed at N = 8
+  EXPECT_EQ(kernel_size_refusal(windowed, 8), "");
+  const std::string small = kernel_size_refusal(windowed, 6);
+  EXPECT_NE(small.find("takes N >= 2 where its supports() agrees, not N = 6: largest_cycle = 8 "
+                       "needs N >= 8"),
+            std::string::npos)
+      << small;
+  // Options that leave no size it takes are bad input of the study.
+  UpdaterOptions none = fixed;
+  none.kernel_options = {{"largest_cycle", "30"}};
+  try {
+    make_updater(library_strategy(), none);
+    ADD_FAILURE() << "a kernel that takes no N was made";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("takes no N from 21 to 21 with these options: "
+                                         "largest_cycle = 30 needs N >= 30"),
+              std::string::npos)
+        << e.what();
+  }
+  // A version 1 kernel declares nothing: every N, as before.
+  EXPECT_EQ(kernel_size_refusal(kernel_options("example_sm"), 1), "");
+}
+
+// Differences (SLATERLAB_INPUT_DIFFERENCES): the kernel forms its ratio as
+// 1 + (B d)_k from d = new - old alone; the same electron moves several
+// times (the walk picks electrons at random), so d must be taken against
+// the column as last accepted. Against sm with the derived bound above.
+TEST(KernelAbi2, ADifferenceKernelGivesShermanMorrisonsResults) {
+  expect_kernel_gives_shermans_results(kernel_options("example_woodbury"));
+}
+
+class KernelAbi2Run : public testing::ScratchTest {
+ protected:
+  std::string study(const std::string& experiment, const std::string& library,
+                    const std::string& options = "") const {
+    return write("study.toml", "[checks]\nsign_agreement = true\nstrategy_must_finish = true\n"
+                               "[[experiment]]\n" + experiment +
+                               "[[strategy]]\nname = \"kernel\"\nlibrary = \"" + library + "\"\n" +
+                               (options.empty() ? "" : "options = { " + options + " }\n"));
+  }
+};
+
+TEST_F(KernelAbi2Run, AStudyAtASizeTheKernelDoesNotTakeIsRefusedBeforeAnyWork) {
+  const std::string library = kernel("example_woodbury_21");
+  testing::CommandResult r =
+      run("run " + study("workload = \"gaussian\"\nn = [21, 12]\nsweeps = 1\n", library) +
+          " -q -o " + path("r.h5"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("slaterlab: error: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("kernel 'example-woodbury-21'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("takes N = 21, not N = 12"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("r.h5")));
+  r = run("run " + study("workload = \"gaussian\"\nn = 21\nsweeps = 2\n", library) + " -q -o " +
+          path("r.h5"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// The flush contract: with check_flush the kernel refuses a ratio once an
+// accepted move has gone a sweep of N moves unflushed, and a log_det or
+// inverse while one is unflushed, as a queueing kernel would compute them
+// wrong. Checkpoints (every 7 moves) fall inside sweeps (N = 6), so both
+// kinds of flush are needed; any missing one fails the strategy.
+TEST_F(KernelAbi2Run, FlushComesAtEachSweepsEndAndBeforeEachMeasurement) {
+  for (const std::string acceptance :
+       {"\"metropolis\"", "\"forced\"\nacceptance_rate = 0.3"}) {
+    const std::string toml = study("workload = \"gaussian\"\nn = 6\nmoves = 60\n"
+                                   "checkpoint_every = 7\nacceptance = " + acceptance + "\n",
+                                   kernel("example_woodbury"), "check_flush = \"yes\"");
+    const testing::CommandResult r = run("run " + toml + " -q -o " + path("r.h5"));
+    ASSERT_EQ(r.exit_code, 0) << acceptance << ": " << r.out << r.err;
+    const StrategySummary& s = *read_results(path("r.h5")).experiments[0].strategies[0].summary;
+    EXPECT_FALSE(s.failed) << s.failure;
+  }
+}
+
+// The same moves through the adapter directly: a whole sweep without a
+// measurement, then measurements at arbitrary points.
+TEST(KernelAbi2, TheAdapterFlushesWhatAQueueingKernelNeeds) {
+  constexpr Eigen::Index n = 5;
+  std::mt19937_64 rng(11);
+  UpdaterOptions o = kernel_options("example_woodbury");
+  o.kernel_options = {{"check_flush", "yes"}};
+  const auto k = make_updater(library_strategy(), o);
+  k->reset(gaussian(n, n, rng));
+  for (int move = 0; move < 4 * n; ++move) {
+    const Ratio r = k->ratio(move % n, gaussian(n, 1, rng));
+    if (std::abs(r.value) >= 0.5) k->accept(); else k->reject();
+    if (move >= 2 * n && move % 3 == 0) {
+      EXPECT_NO_THROW(k->log_det()) << "move " << move;
+    }
+  }
+  EXPECT_NO_THROW(k->maintained());
+}
+
+// Cycles: 2 .. largest_cycle distinct electrons whole, any other shape
+// declined, applied move by move, and counted; each cycle's ratio against
+// det(A_after) / det(A_before) with the whole-cycle bound of the test
+// above (c N eps kappa, c = 10), per update c (1 + m) N eps kappa.
+TEST(KernelAbi2, ADeclinedCycleIsAppliedMoveByMoveAndCounted) {
+  constexpr Eigen::Index n = 10;
+  const double eps = std::numeric_limits<double>::epsilon();
+  std::mt19937_64 rng(5);
+  UpdaterOptions o = kernel_options("example_woodbury");
+  o.kernel_options = {{"largest_cycle", "2"}};
+  const auto k = make_updater(library_strategy(), o);
+  Eigen::MatrixXd a = gaussian(n, n, rng);
+  k->reset(a);
+  const std::vector<std::vector<Eigen::Index>> shapes = {{1, 4}, {0, 2, 7}, {3, 3}, {6}};
+  const std::vector<bool> whole = {true, false, false, false};
+  double kappa = kappa_f(a);
+  for (std::size_t c = 0; c < shapes.size(); ++c) {
+    std::vector<ColumnUpdate> cycle;
+    Eigen::MatrixXd after = a;
+    for (const Eigen::Index e : shapes[c]) {
+      cycle.push_back({e, gaussian(n, 1, rng)});
+      after.col(e) = cycle.back().column;
+    }
+    const double exact = after.determinant() / a.determinant();
+    kappa = std::max(kappa, kappa_f(after));
+    const CycleRatio r = k->apply_cycle(cycle);
+    EXPECT_FALSE(r.breakdown) << c;
+    EXPECT_EQ(r.per_update.empty(), whole[c]) << c;
+    EXPECT_LE(std::abs(r.value - exact),
+              10 * double(1 + shapes[c].size()) * double(n) * eps * kappa * std::abs(exact))
+        << c;
+    a = after;
+  }
+  EXPECT_EQ(k->counters().cycles_declined, 3);
+  const Eigen::MatrixXd inverse = *k->maintained().inverse;
+  EXPECT_LE((inverse * a - Eigen::MatrixXd::Identity(n, n)).norm(), 10 * 8 * double(n) * eps * kappa);
+}
+
+// A cycle's breakdown (kernel.h): its state may be anything (this kernel
+// keeps A_before's), and slaterlab resets it from A_after. The cycle
+// scales column 0 by 1/10 (ratio 0.1, below the threshold 0.5, A_after
+// regular), so a kernel left at A_before would be log 10 off.
+TEST(KernelAbi2, ACycleBreakdownRestartsTheKernelFromTheMatrixAfterIt) {
+  constexpr Eigen::Index n = 8;
+  const double eps = std::numeric_limits<double>::epsilon();
+  std::mt19937_64 rng(3);
+  UpdaterOptions o = kernel_options("example_woodbury");
+  o.breakdown = 0.5;
+  const auto k = make_updater(library_strategy(), o);
+  const Eigen::MatrixXd before = gaussian(n, n, rng);
+  k->reset(before);
+  Eigen::MatrixXd after = before;
+  after.col(0) /= 10;
+  after.col(5) = before.col(5);
+  const CycleRatio r = k->apply_cycle({{0, after.col(0)}, {5, after.col(5)}});
+  EXPECT_TRUE(r.breakdown);
+  EXPECT_EQ(k->counters().recomputes, 1);
+  const double kappa = kappa_f(after);
+  // log|det| of a fresh factorisation: N eps kappa, c = 10 as above.
+  EXPECT_NEAR(k->log_det().log_abs, std::log(std::abs(after.determinant())),
+              10 * double(n) * eps * kappa);
+  const Eigen::MatrixXd inverse = *k->maintained().inverse;
+  EXPECT_LE((inverse * after - Eigen::MatrixXd::Identity(n, n)).norm(), 10 * double(n) * eps * kappa);
+}
+
+// In a run, the declined cycles are in the results; a kernel that declines
+// every shape but pairs still passes the default kernel checks.
+TEST_F(KernelAbi2Run, DeclinedCyclesAreInTheResults) {
+  const std::string toml = study("workload = \"excitation-cycles\"\nn = 8\nrank = 3\nmoves = 48\n",
+                                 kernel("example_woodbury"), "largest_cycle = \"2\"");
+  const testing::CommandResult r = run("run " + toml + " -q -o " + path("r.h5"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const StrategySummary& s = *read_results(path("r.h5")).experiments[0].strategies[0].summary;
+  EXPECT_GT(s.cycles_declined, 0);
+  EXPECT_LT(s.cycles_declined, s.cycles);  // pairs were done whole
 }
 
 // ---- child processes ------------------------------------------------------------------------
