@@ -140,6 +140,34 @@ TEST(ElectronGasWorkload, BsplineColumnsFollowTheAnalyticWalk) {
   }
 }
 
+// scheme = "qs": each sweep's accepted moves come as one update cycle of
+// distinct electrons in increasing order, plane-wave columns all; with steps
+// a hundredth of rs every |rho_j| is within a few percent of 1, so nearly
+// every move is accepted (u < rho^2 fails only for u above ~0.95).
+TEST(ElectronGasWorkload, QuasiSimultaneousSweepsComeAsCycles) {
+  WorkloadSpec s = gas(19);
+  s.scheme = "qs";
+  s.delta = 0.01 * s.rs;
+  auto w = make_workload(s);
+  ASSERT_TRUE(w->cycles());
+  Eigen::MatrixXd a = w->initial_matrix();
+  std::size_t accepted = 0;
+  for (int sweep = 0; sweep < 10; ++sweep) {
+    const std::vector<Move> cycle = w->next_cycle(a);
+    ASSERT_FALSE(cycle.empty());
+    for (std::size_t i = 0; i < cycle.size(); ++i) {
+      if (i > 0) EXPECT_LT(cycle[i - 1].k, cycle[i].k);
+      a.col(cycle[i].k) = cycle[i].column;
+    }
+    accepted += cycle.size();
+    expect_plane_wave_columns(a);
+  }
+  EXPECT_GT(double(accepted), 0.8 * 10 * 19);
+  WorkloadSpec bad = gas(19);
+  bad.scheme = "simultaneous";
+  EXPECT_THROW(make_workload(bad), std::invalid_argument);
+}
+
 // A kind from outside the library: registered once, built by make_workload
 // like a built-in one, listed after them; names are not reused.
 class ConstantWorkload final : public Workload {
