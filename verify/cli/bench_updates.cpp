@@ -1,8 +1,13 @@
 #include "verify/cli/bench_updates.hpp"
 
+#include <fmt/format.h>
+
+#include "slaterlab/strategies/determinant/external_kernel.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <set>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -129,6 +134,14 @@ void register_updates(Eigen::Index n, Precision p) {
       continue;
     for (const auto& set : kernel_option_sets(kernel)) {
       o.kernel_options = set;
+      // A kernel that declares the sizes it takes (ABI version 2) is walked
+      // at those alone; what it leaves out is said once per size.
+      if (const std::string why = kernel_size_refusal(o, long(n)); !why.empty()) {
+        static std::set<std::pair<std::string, Eigen::Index>> told;
+        if (told.insert({kernel.library, n}).second)
+          fmt::print(stderr, "bench: {}: its cases at N = {} are left out\n", why, n);
+        continue;
+      }
       register_walk(library_strategy(), o, n);
     }
   }

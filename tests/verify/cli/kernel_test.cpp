@@ -788,6 +788,20 @@ TEST_F(KernelAbi2Run, AStudyAtASizeTheKernelDoesNotTakeIsRefusedBeforeAnyWork) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// bench walks a kernel at the sizes it declares alone, saying once which it
+// leaves out (a fixed-size kernel asked for N = 21 and 32).
+TEST_F(KernelAbi2Run, BenchWalksAKernelAtTheSizesItTakes) {
+  const testing::CommandResult r =
+      run("bench --n=21,32 --seconds=0.01 --kernel=" + kernel("example_woodbury_21") +
+          " --benchmark_filter=updates/kernel");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("updates/kernel-example-woodbury-21-double/N:21"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("/N:32"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("takes N = 21, not N = 32: its cases at N = 32 are left out"),
+            std::string::npos)
+      << r.err;
+}
+
 // The flush contract: with check_flush the kernel refuses a ratio once an
 // accepted move has gone a sweep of N moves unflushed, and a log_det or
 // inverse while one is unflushed, as a queueing kernel would compute them
