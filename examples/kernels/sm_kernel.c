@@ -27,6 +27,8 @@
  *                        reset with N > 1; largest_n = "M": create refuses N > M;
  *                        exit_in_create = "yes": create calls exit(4)
  *   SLK_BROKEN_LOAD      calls exit(5) when the library is loaded (a constructor)
+ *   SLK_BROKEN_PRINTS    prints a debugging line to stdout in every ratio()
+ *                        (right answers; a driver's own output must survive it)
  *   SLK_BROKEN_ROUNDING  sets the rounding mode to upward in ratio() and
  *                        leaves it so
  * (broken_fastmath is the plain source built with -ffast-math.)
@@ -205,6 +207,9 @@ static int sm_ratio(void* kernel, int k, const double* column, double* ratio, ch
 #endif
 #if defined(SLK_BROKEN_ROUNDING)
   fesetround(FE_UPWARD);
+#endif
+#if defined(SLK_BROKEN_PRINTS)
+  printf("sm_kernel debug: ratio of electron %d is %.17g\n", k, rho);
 #endif
   s->pending_k = k;
   s->pending_ratio = rho;

@@ -248,7 +248,7 @@ int regress_cli(const RegressArgs& args, const std::string& command_line) {
   const RunMetadata metadata{SLATERLAB_VERSION, SLATERLAB_GIT_COMMIT, utc_timestamp(), host_name(),
                              command_line, ""};
   const bool progress = !args.quiet && isatty(STDERR_FILENO);
-  return regress_command(args, metadata, {progress, &g_interrupted}, std::cout, std::cerr);
+  return regress_command(args, metadata, {progress, &g_interrupted, nullptr, {}}, std::cout, std::cerr);
 }
 
 /// A command line the option parser refused (bad input, exit 2).

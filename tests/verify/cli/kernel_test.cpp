@@ -685,6 +685,32 @@ TEST_F(KernelRun, FuzzPassesTheExamplesAndCatchesEachBrokenVariant) {
   EXPECT_GE(saved, 4);
 }
 
+// A kernel printing to stdout in every call runs in fuzz's process: its
+// lines go nowhere, the report comes whole (and the kernel, right, passes).
+TEST_F(KernelRun, FuzzKeepsItsReportFromAKernelsPrints) {
+  const testing::CommandResult r =
+      run("fuzz --kernel " + kernel("broken_prints") + " --cases 8 --max-n 10 --seed 3 -q --corpus " +
+          dir_.string());
+  EXPECT_EQ(r.exit_code, 0) << r.out.substr(0, 2000) << r.err;
+  EXPECT_EQ(r.out.find("sm_kernel debug"), std::string::npos) << r.out.substr(0, 2000);
+  EXPECT_NE(r.out.find("| kernel-broken-prints-double |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nfuzz: "), std::string::npos) << r.out;
+}
+
+// Once every selected pair has failed there is nothing left to fuzz: a run
+// given 600 seconds ends after the batch that found the last failure, not at
+// its deadline (it used to spin through empty batches until then).
+TEST_F(KernelRun, FuzzEndsOnceEveryPairHasFailed) {
+  const testing::CommandResult r =
+      run("fuzz --kernel " + kernel("broken_rank1") +
+          " --property RatiosMatchOracle --workload randsvd --seconds 600 --max-n 10 --seed 3 "
+          "--shrink-seconds 1 -q --corpus " + dir_.string());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(1 failure; seed \d+, (\d+) batch)"))) << r.out;
+  EXPECT_LE(std::stoi(m[1]), 3) << r.out;
+}
+
 // The whole-cycle kernel is held to each cycle's exact ratio through exactly
 // singular intermediates: its cycles are compared, not skipped.
 TEST_F(KernelRun, FuzzComparesTheWholeCycleKernelsCycles) {
