@@ -44,15 +44,14 @@ void refuse_keys_of_other_system(const toml::table& t, const std::vector<std::st
   }
 }
 
-/// "N = 100 per spin is not a closed shell of the electron gas; the nearest
-/// are 93 and 123".
+/// The electron gas's own one-line refusal of an open shell (naming the
+/// nearest closed ones) or of an N beyond what it takes.
 void require_gas_closed_shell(Eigen::Index n, const std::string& where) {
-  if (gas_is_closed_shell(n)) return;
-  const auto shells = gas_closed_shells(2 * n + 64);
-  const auto above = std::upper_bound(shells.begin(), shells.end(), n);
-  fail(where, fmt::format("n = {} electrons per spin is not a closed shell of the electron gas; "
-                          "the nearest are {} and {}",
-                          n, *(above - 1), above == shells.end() ? -1 : *above));
+  try {
+    gas_require_closed_shell(n);
+  } catch (const std::invalid_argument& error) {
+    fail(where, error.what());
+  }
 }
 
 }  // namespace

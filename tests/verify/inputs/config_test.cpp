@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <numbers>
 #include <set>
 #include <string>
 
@@ -307,6 +309,50 @@ TEST(ConfigBounds, NamesTheStoreCannotHoldAreRefused) {
   // Other punctuation, spaces and non-ASCII are valid HDF5 names.
   for (const std::string name : {"..", "a b", "ill-conditioned #1", "κ=1e8", ".hidden"}) {
     EXPECT_EQ(error_of(kMinimal, {"experiment.name=\"" + name + "\""}), "") << name;
+  }
+}
+
+}  // namespace
+}  // namespace slaterlab
+
+namespace slaterlab {
+namespace {
+
+// The electron gas's keys: defaults, the cell, the spins, and every refusal
+// one line naming the entry (an open shell names the nearest closed ones; a
+// key of the other system is refused, not ignored).
+TEST(ConfigElectronGas, VmcRunsAndWorkloadsTakeTheGasKeys) {
+  const StudyConfig s = parse_study(
+      "[[vmc]]\nsystem = \"electron-gas\"\nn = 7\nrs = 2.0\npolarised = [false, true]\n"
+      "[[experiment]]\nworkload = \"electron-gas\"\nn = 19\nrs = 3.0\nscheme = \"qs\"\n"
+      "[[strategy]]\nname = \"sm\"\n",
+      "test.toml");
+  ASSERT_EQ(s.vmc.size(), 2u);
+  EXPECT_EQ(s.vmc[0].spins(), 2);
+  EXPECT_EQ(s.vmc[1].spins(), 1);
+  // (4/3) pi rs^3 N_total = L^3, N_total = 14 and 7.
+  EXPECT_NEAR(std::pow(s.vmc[0].cell_length(), 3), 4.0 / 3.0 * std::numbers::pi * 8.0 * 14, 1e-12 * 500);
+  EXPECT_NEAR(std::pow(s.vmc[1].cell_length(), 3), 4.0 / 3.0 * std::numbers::pi * 8.0 * 7, 1e-12 * 250);
+  EXPECT_EQ(s.experiments[0].workload.delta, 3.0);  // a gas walk steps by rs unless told
+  EXPECT_EQ(s.experiments[0].workload.scheme, "qs");
+  EXPECT_EQ(sampler_config(s.vmc[0]).spins, 2);
+  ASSERT_TRUE(sampler_config(s.vmc[0]).hamiltonian);
+  EXPECT_EQ(sampler_config(s.vmc[0]).hamiltonian->cell_length(), s.vmc[0].cell_length());
+
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"[[vmc]]\nsystem = \"electron-gas\"\nn = 20\n", "the nearest are 19 and 27"},
+      {"[[vmc]]\nsystem = \"electron-gas\"\nn = 2000000\n", "beyond the largest supported"},
+      {"[[vmc]]\nsystem = \"electron-gas\"\nn = 7\nalpha = 2\n", "'alpha' does not apply"},
+      {"[[vmc]]\nn = 4\nrs = 2\n", "'rs' does not apply"},
+      {"[[vmc]]\nsystem = \"jellium\"\nn = 7\n", "unknown system 'jellium'"},
+      {"[[experiment]]\nworkload = \"electron-gas\"\nn = 20\n[[strategy]]\nname = \"sm\"\n",
+       "the nearest are 19 and 27"},
+      {"[[experiment]]\nworkload = \"electron-gas\"\nn = 7\nscheme = \"sim\"\n[[strategy]]\nname = \"sm\"\n",
+       "unknown scheme 'sim'"}};
+  for (const auto& [toml, needle] : bad) {
+    const std::string e = error_of(toml);
+    EXPECT_NE(e.find(needle), std::string::npos) << toml << " -> " << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
   }
 }
 
