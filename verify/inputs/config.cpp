@@ -251,6 +251,7 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
   if (w.kind == "randsvd" || w.kind == "randsvd-step") default_name += "-kappa" + number_text(w.kappa);
   if (w.kind == "electron-gas")
     default_name += "-rs" + number_text(w.rs) + (w.orbitals == "analytic" ? "" : "-" + w.orbitals);
+  if (w.scheme != "pbp") default_name += "-" + w.scheme;
   e.name = get_name(t, "name", default_name, where);
   if (repeat > 0) e.name += fmt::format("-r{}", repeat);
 
