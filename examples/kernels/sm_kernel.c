@@ -27,6 +27,8 @@
  *                        reset with N > 1; largest_n = "M": create refuses N > M;
  *                        exit_in_create = "yes": create calls exit(4)
  *   SLK_BROKEN_LOAD      calls exit(5) when the library is loaded (a constructor)
+ *   SLK_BROKEN_PLACEHOLDER  (with SLK_WHOLE_CYCLE) applies every cycle but
+ *                        declares it a breakdown with the placeholder ratio 1
  *   SLK_BROKEN_PRINTS    prints a debugging line to stdout in every ratio()
  *                        (right answers; a driver's own output must survive it)
  *   SLK_BROKEN_ROUNDING  sets the rounding mode to upward in ratio() and
@@ -377,6 +379,12 @@ static int sm_apply_cycle(void* kernel, int n_updates, const double* columns, in
   s->log_abs += log(fabs(det));
   if (det < 0) s->sign = -s->sign;
   s->pending_k = -1;
+#if defined(SLK_BROKEN_PLACEHOLDER)
+  /* Declares every cycle a breakdown with TREX's placeholder ratio 1. */
+  *ratio = 1.0;
+  say(message, "breakdown (placeholder ratio 1)");
+  status = SLATERLAB_BREAKDOWN;
+#endif
 done:
   free(k);
   free(c);

@@ -697,6 +697,22 @@ TEST_F(KernelRun, FuzzKeepsItsReportFromAKernelsPrints) {
   EXPECT_NE(r.out.find("\nfuzz: "), std::string::npos) << r.out;
 }
 
+// A cycle a kernel declares a breakdown is not judged by the placeholder
+// ratio it returns (TREX's kernels return 1): the finding, where every ratio
+// it forms is regular, is the false breakdown, never a "wrong ratio".
+TEST_F(KernelRun, FuzzDoesNotJudgeTheRatioOfADeclaredCycleBreakdown) {
+  const testing::CommandResult r =
+      run("fuzz --kernel " + kernel("broken_placeholder") +
+          " --workload cycles --property CycleRatioMatchesOracle --cases 6 --max-n 10 --seed 3 -q "
+          "--corpus " + dir_.string());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAILED kernel-broken-placeholder-double CycleRatioMatchesOracle"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("reported a breakdown, but every ratio it forms is regular"),
+            std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("rel.err"), std::string::npos) << r.out;
+}
+
 // Once every selected pair has failed there is nothing left to fuzz: a run
 // given 600 seconds ends after the batch that found the last failure, not at
 // its deadline (it used to spin through empty batches until then).
