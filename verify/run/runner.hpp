@@ -19,15 +19,17 @@ namespace slaterlab {
 /// store.
 RunReport run_study(const StudyConfig& study, ResultWriter& writer, const RunOptions& options);
 
-/// The check delayed_within_guard_of_sm for one delayed strategy (delay k)
-/// against sm at the same precision on the same moves: its max normalised
-/// ratio error within F = 16 sqrt(k+1) of sm's, its worst log-det error
-/// within F max(sm's, n_eps) (n_eps = N eps, one rounding per column: below
-/// it sm's error is luck, not a scale). F is the growth guard's own factor
-/// (docs/delayed-updates.md). One message per violation.
+/// The check delayed_within_guard_of_sm for one guarded strategy against sm
+/// at the same precision on the same moves: its max normalised ratio error
+/// within F of sm's, its worst log-det error within F max(sm's, n_eps)
+/// (n_eps = N eps, one rounding per column: below it sm's error is luck, not
+/// a scale). F is the strategy's own rounding factor, its traits'
+/// rounding_factor (for delayed the growth guard's 16 sqrt(K + 1),
+/// docs/delayed-updates.md). One message per violation.
 std::vector<std::string> compare_delayed_with_sm(const StrategySummary& delayed,
                                                  const StrategySummary& sm,
-                                                 const std::string& sm_label, int k, double n_eps);
+                                                 const std::string& sm_label, double factor,
+                                                 double n_eps);
 
 /// The lockstep experiments of run_study only (no VMC runs).
 RunReport run_experiments(const StudyConfig& study, ResultWriter& writer, const RunOptions& options);

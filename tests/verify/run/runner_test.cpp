@@ -172,37 +172,45 @@ TEST_F(Runner, ChecksNameTheStrategyAndTheMetric) {
   }
 }
 
+/// Delayed's rounding factor at delay k, from its traits (the runner asks them).
+double delayed_factor(int k) {
+  UpdaterOptions o;
+  o.k = k;
+  return strategy_traits("delayed", o).rounding_factor(o);
+}
+
 TEST(CompareDelayedWithSm, HoldsWithinTheGuardFactorAndNamesEachViolation) {
   // F = 16 sqrt(16 + 1) = 65.97 for K = 16.
+  EXPECT_NEAR(delayed_factor(16), 16 * std::sqrt(17.0), 1e-12);
   StrategySummary sm;
   sm.max_ratio_error_normalised = 1e-2;
   sm.worst_log_det_error = 1e-12;
   StrategySummary delayed = sm;
   delayed.max_ratio_error_normalised = 65 * sm.max_ratio_error_normalised;
   delayed.worst_log_det_error = 65 * sm.worst_log_det_error;
-  EXPECT_TRUE(compare_delayed_with_sm(delayed, sm, "sm-double", 16, 1e-14).empty());
+  EXPECT_TRUE(compare_delayed_with_sm(delayed, sm, "sm-double", delayed_factor(16), 1e-14).empty());
 
   delayed.max_ratio_error_normalised = 67 * sm.max_ratio_error_normalised;
-  auto failures = compare_delayed_with_sm(delayed, sm, "sm-double", 16, 1e-14);
+  auto failures = compare_delayed_with_sm(delayed, sm, "sm-double", delayed_factor(16), 1e-14);
   ASSERT_EQ(failures.size(), 1u);
   EXPECT_NE(failures[0].find("ratio error"), std::string::npos);
   EXPECT_NE(failures[0].find("sm-double"), std::string::npos);
 
   delayed.worst_log_det_error = 67 * sm.worst_log_det_error;
-  EXPECT_EQ(compare_delayed_with_sm(delayed, sm, "sm-double", 16, 1e-14).size(), 2u);
+  EXPECT_EQ(compare_delayed_with_sm(delayed, sm, "sm-double", delayed_factor(16), 1e-14).size(), 2u);
   // A smaller K has a smaller factor: F = 16 sqrt(2) = 22.6 for K = 1.
   delayed = sm;
   delayed.max_ratio_error_normalised = 30 * sm.max_ratio_error_normalised;
-  EXPECT_EQ(compare_delayed_with_sm(delayed, sm, "sm-double", 1, 1e-14).size(), 1u);
+  EXPECT_EQ(compare_delayed_with_sm(delayed, sm, "sm-double", delayed_factor(1), 1e-14).size(), 1u);
 }
 
 TEST(CompareDelayedWithSm, LogDetIsJudgedAgainstNEpsWhenSmIsBelowIt) {
   StrategySummary sm;  // sm's log-det error exactly 0: luck, not a scale
   StrategySummary delayed;
   delayed.worst_log_det_error = 60 * 1e-14;
-  EXPECT_TRUE(compare_delayed_with_sm(delayed, sm, "sm-double", 16, 1e-14).empty());
+  EXPECT_TRUE(compare_delayed_with_sm(delayed, sm, "sm-double", delayed_factor(16), 1e-14).empty());
   delayed.worst_log_det_error = 70 * 1e-14;
-  EXPECT_EQ(compare_delayed_with_sm(delayed, sm, "sm-double", 16, 1e-14).size(), 1u);
+  EXPECT_EQ(compare_delayed_with_sm(delayed, sm, "sm-double", delayed_factor(16), 1e-14).size(), 1u);
 }
 
 TEST_F(Runner, DelayedAgainstSmHoldsOnARunAndNeedsAnSmStrategy) {
