@@ -374,6 +374,8 @@ void ExternalKernel::reset(const Eigen::MatrixXd& a) {
 }
 
 Ratio ExternalKernel::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
+  if (!library_.single_moves)  // refused before any work where a study would need it
+    throw std::logic_error("kernel '" + library_.name + "' takes whole update cycles only");
   begin_proposal(k, new_column);
   const Eigen::VectorXd& input = kernel_input(k, new_column);
   const double* column = column_in_.assign(input.data(), size());
@@ -499,6 +501,11 @@ CycleRatio ExternalKernel::apply_cycle(const std::vector<ColumnUpdate>& updates)
     note("input electrons",
          "wrote into the electron indices it was given (const) in apply_cycle (its own copy)");
   }
+  if (status == SLATERLAB_DECLINED && !library_.single_moves) {
+    throw std::runtime_error("kernel '" + library_.name +
+                             "' apply_cycle: declined a cycle, but it takes whole cycles only "
+                             "(no ratio, accept and reject to apply it by)");
+  }
   if (status == SLATERLAB_DECLINED && library_.abi_version >= 2) {
     ++mutable_counters().cycles_declined;
     return DeterminantUpdater::apply_cycle(updates);  // ratio + accept, each a move
@@ -531,6 +538,9 @@ StrategyTraits external_kernel_traits() {
     // A version 2 kernel may decline any cycle shape (applied move by move,
     // breaking down at a singular intermediate): no promise of a whole one.
     if (api.apply_cycle && api.abi_version < 2) d.cycles = StrategyTraits::Cycles::whole;
+    d.single_moves = library_of(o).single_moves;
+    // A whole-cycle-only kernel declines nothing: every cycle is its whole.
+    if (!d.single_moves) d.cycles = StrategyTraits::Cycles::whole;
     return d;
   };
   t.size_refusal = [](std::int64_t n, const UpdaterOptions& o) {

@@ -66,6 +66,7 @@ struct KernelLibrary {
   int abi_version = 1;
   KernelSizes sizes;
   bool differences = false;  // SLATERLAB_INPUT_DIFFERENCES: given new - old columns
+  bool single_moves = true;  // false: whole update cycles only (version 2, no ratio/accept/reject)
 };
 
 /// Loads and validates the library at `path` (cached per path; thread-safe).

@@ -121,10 +121,18 @@ KernelLibrary open_library(const std::string& given) {
     }
     differences = (api->inputs & SLATERLAB_INPUT_DIFFERENCES) != 0;
   }
+  // Version 2: a whole-cycle-only kernel (QMCkl's Woodbury 2x2, 3x3) sets
+  // apply_cycle and leaves ratio, accept and reject all NULL.
+  const int moves_set = (api->ratio != nullptr) + (api->accept != nullptr) + (api->reject != nullptr);
+  const bool cycles_only = api->abi_version >= 2 && api->apply_cycle && moves_set == 0;
+  if (api->abi_version >= 2 && moves_set != 0 && moves_set != 3)
+    bad_library(given, "its table sets some of 'ratio', 'accept' and 'reject': all three, or none "
+                       "(a whole-cycle-only kernel, with 'apply_cycle')");
   const std::pair<const char*, bool> required[] = {
       {"create", api->create != nullptr}, {"destroy", api->destroy != nullptr},
-      {"reset", api->reset != nullptr},   {"ratio", api->ratio != nullptr},
-      {"accept", api->accept != nullptr}, {"reject", api->reject != nullptr},
+      {"reset", api->reset != nullptr},   {"ratio", cycles_only || api->ratio != nullptr},
+      {"accept", cycles_only || api->accept != nullptr},
+      {"reject", cycles_only || api->reject != nullptr},
       {"log_det", api->log_det != nullptr}};
   for (const auto& [name, set] : required)
     if (!set) bad_library(given, std::string("its table does not set '") + name + "'");
@@ -132,7 +140,7 @@ KernelLibrary open_library(const std::string& given) {
   // The library stays loaded: kernels and their table live in it.
   return {path.string(), sha256_of(path.string()), printable_text(api->name),
           printable_text(api->version ? api->version : ""), api, fp_change,
-          api->abi_version, sizes, differences};
+          api->abi_version, sizes, differences, !cycles_only};
 }
 
 }  // namespace

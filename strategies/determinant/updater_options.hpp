@@ -79,6 +79,10 @@ struct StrategyTraits {
   /// It loads a shared library (options.library, options.kernel_options)
   /// through the C kernel ABI (slaterlab/kernel.h).
   bool loads_library = false;
+  /// It takes single moves (ratio, accept, reject); false: whole update
+  /// cycles only (a version 2 kernel without them), refused for single-move
+  /// workloads before any work.
+  bool single_moves = true;
   /// The traits a configuration declares itself (an external kernel's own
   /// precisions, carries_updates and default breakdown); may be empty.
   std::function<StrategyTraits(const UpdaterOptions&)> declared;

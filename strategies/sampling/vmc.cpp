@@ -1,7 +1,9 @@
 #include "slaterlab/strategies/sampling/vmc.hpp"
 
-// Per walker w (stream first_stream + w of the caller's random factory):
-//   1. place_random(initial_width)        (3N normals);
+// Per walker w (stream first_stream + w of the caller's random factory;
+// spin s > 0 of it on spin_stream(stream, s)):
+//   1. place_random(initial_width) (3N normals), or in a periodic cell
+//      place_uniform(cell length) (3N uniforms);
 //   2. equilibration_sweeps sweeps, discarded; with tune_step the step is
 //      updated after every block of tuner.block sweeps (step_tuner.hpp) and
 //      frozen at the end;

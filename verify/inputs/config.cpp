@@ -239,6 +239,13 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
   w.rank = get_int<Eigen::Index>(t, "rank", w.rank, where, {1, kMaxN});
   w.shift = get_double(t, "shift", w.shift, where, NumberRange{0.0, 1.0});
   w.singular = get_bool(t, "singular", w.singular, where);
+  // Keys of one kind are refused for another, never silently ignored.
+  const bool walk = w.kind == "slater" || w.kind == "electron-gas";
+  for (const char* key : {"rs", "polarised", "orbitals", "grid"})
+    if (t.contains(key) && w.kind != "electron-gas")
+      fail(where, fmt::format("'{}' applies to workload = \"electron-gas\" only", key));
+  if (t.contains("scheme") && !walk)
+    fail(where, "'scheme' applies to the walks of workload = \"slater\" and \"electron-gas\" only");
   w.rs = get_double(t, "rs", w.rs, where);
   w.polarised = get_bool(t, "polarised", w.polarised, where);
   w.orbitals = get_string(t, "orbitals", w.orbitals, where);
@@ -488,6 +495,25 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
     check_keys(strategy_entries[i], kStrategyKeys, where);
     for (const auto& t : expand(strategy_entries[i], kStrategyListKeys, where)) {
       study.strategies.push_back(parse_strategy(t, source, where));
+    }
+  }
+
+  // A strategy that takes whole update cycles only (a version 2 kernel
+  // without ratio, accept and reject) is refused for a workload of single
+  // moves, before any work. A replay file's cycles are known when it is read.
+  for (const auto& s : study.strategies) {
+    if (strategy_traits(s.name, s.options).single_moves) continue;
+    for (const auto& e : study.experiments) {
+      const WorkloadSpec& w = e.workload;
+      const auto cycle_kinds = known_cycle_workloads();
+      const bool cycles =
+          std::find(cycle_kinds.begin(), cycle_kinds.end(), w.kind) != cycle_kinds.end() ||
+          w.scheme == "qs" || w.kind == "replay";
+      if (!cycles) {
+        fail(source, fmt::format("strategy '{}' takes whole update cycles only (its kernel has no "
+                                 "ratio, accept or reject), but experiment '{}' makes single moves",
+                                 s.label, e.name));
+      }
     }
   }
 

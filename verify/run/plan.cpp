@@ -168,7 +168,9 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
   if (any_inverse) metrics_flops += 6;
   // Update cycles are the mp reference's alone (LockstepReference hands the
   // fast one over at the first cycle): price them at mp's cost throughout.
-  const bool cycles = is_cycle_workload(e.workload.kind);
+  // (A qs walk hands over its sweeps as cycles too; a replay file's cycles
+  // are not known from its shape.)
+  const bool cycles = is_cycle_workload(e.workload.kind) || e.workload.scheme == "qs";
   const bool fast = !cycles && reference::choose_reference_engine(study.reference.engine,
                                                                  Eigen::Index(e.workload.n)) ==
                                    reference::ReferenceEngine::fast;

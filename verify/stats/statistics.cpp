@@ -402,7 +402,11 @@ Agreement agreement(double value1, double error1, double value2, double error2, 
   Agreement a;
   a.threshold = threshold;
   a.delta = value1 - value2;
-  a.sigma = std::hypot(error1, error2);
+  // The rounding of the values themselves, 16 units in the last place (as
+  // format_mean_error): a zero-variance estimate (a constant local energy)
+  // is judged by it, not by an error bar of rounding noise or of 0.
+  const double rounding = 0x1p-48 * std::max(std::abs(value1), std::abs(value2));
+  a.sigma = std::hypot(std::hypot(error1, error2), std::isfinite(rounding) ? rounding : 0.0);
   a.detectable_bias = threshold * a.sigma;
   if (std::isnan(a.delta) || std::isnan(a.sigma)) {
     a.z = kNaN;

@@ -158,6 +158,9 @@ struct Agreement {
   double detectable_bias = 0.0;
   bool agree = false;
 };
+/// sigma = sqrt(error1^2 + error2^2 + r^2), r = 2^-48 max(|value1|, |value2|):
+/// the values' own rounding (16 ulp), so that a zero-variance estimate is
+/// judged against its rounding, never against an error bar of 0.
 Agreement agreement(double value1, double error1, double value2, double error2,
                     double threshold = 3.0);
 /// Against an exact value (error 0).

@@ -348,7 +348,11 @@ TEST(ConfigElectronGas, VmcRunsAndWorkloadsTakeTheGasKeys) {
       {"[[experiment]]\nworkload = \"electron-gas\"\nn = 20\n[[strategy]]\nname = \"sm\"\n",
        "the nearest are 19 and 27"},
       {"[[experiment]]\nworkload = \"electron-gas\"\nn = 7\nscheme = \"sim\"\n[[strategy]]\nname = \"sm\"\n",
-       "unknown scheme 'sim'"}};
+       "unknown scheme 'sim'"},
+      {"[[experiment]]\nworkload = \"gaussian\"\nn = 7\nscheme = \"qs\"\n[[strategy]]\nname = \"sm\"\n",
+       "'scheme' applies to the walks"},
+      {"[[experiment]]\nworkload = \"slater\"\nn = 4\norbitals = \"bspline-float\"\n[[strategy]]\nname = \"sm\"\n",
+       "'orbitals' applies to workload = \"electron-gas\" only"}};
   for (const auto& [toml, needle] : bad) {
     const std::string e = error_of(toml);
     EXPECT_NE(e.find(needle), std::string::npos) << toml << " -> " << e;

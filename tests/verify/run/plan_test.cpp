@@ -82,6 +82,14 @@ TEST(Plan, CyclesThroughSingularMatricesPriceTheReferencesRefactorisations) {
   // At N = 256 the engine "auto" would take the fast reference for single
   // moves; for cycles the plan is mp's: at least the first mp LU.
   EXPECT_GE(none, mp_reset_seconds(50, 256));
+  // A quasi-simultaneous walk hands its sweeps over as cycles: mp's too.
+  const char* walk =
+      "[study]\nname = \"t\"\n[reference]\ncertify = false\n[[experiment]]\n"
+      "workload = \"electron-gas\"\nn = 257\nmoves = 10\n[[strategy]]\nname = \"sm\"\n";
+  const double pbp = plan_study(parse_study(walk, "t")).items.at(0).seconds;
+  const double qs = plan_study(parse_study(walk, "t", {"experiment.scheme=\"qs\""})).items.at(0).seconds;
+  EXPECT_LT(pbp, mp_reset_seconds(50, 257));
+  EXPECT_GE(qs, mp_reset_seconds(50, 257));
 }
 
 TEST(Plan, CountsEachStrategysOwnMovesByItsTraits) {

@@ -462,8 +462,11 @@ TEST(StatisticsAgreement, EdgeCases) {
   EXPECT_FALSE(agreement(0.0, 1.0, 3.0, 0.0).agree);  // z = 3 exactly: strict
   EXPECT_EQ(agreement(1.0, 0.0, 1.0, 0.0).z, 0.0);
   EXPECT_TRUE(agreement(1.0, 0.0, 1.0, 0.0).agree);
-  EXPECT_EQ(agreement(1.0, 0.0, 1.5, 0.0).z, kInf);
+  // Exact values apart: z is the difference over their rounding (16 ulp of
+  // 1.5), finite but far beyond any threshold; 0 and 0 have no rounding.
+  EXPECT_NEAR(agreement(1.0, 0.0, 1.5, 0.0).z, 0.5 / (1.5 * 0x1p-48), 1.0);
   EXPECT_FALSE(agreement(1.0, 0.0, 1.5, 0.0).agree);
+  EXPECT_EQ(agreement(0.0, 0.0, 0.0, 0.0).z, 0.0);
   EXPECT_TRUE(std::isnan(agreement(kNaN, 0.1, 1.0, 0.1).z));
   EXPECT_FALSE(agreement(kNaN, 0.1, 1.0, 0.1).agree);
   EXPECT_FALSE(agreement(1.0, kNaN, 1.0, 0.1).agree);
@@ -518,6 +521,12 @@ TEST(StatisticsFormat, HandDerivedCases) {
 TEST(StatisticsFormat, SpecialValues) {
   EXPECT_EQ(format_mean_error(-7.5, 0.0), "-7.5");
   EXPECT_EQ(format_mean_error(15.0, 0.0), "15");
+  // A zero-variance estimate one ulp off the exact value agrees with it (its
+  // rounding, 16 ulp, is the scale), and one 1e-12 off does not.
+  const double ulp = std::nextafter(3.0, 4.0) - 3.0;
+  EXPECT_TRUE(agreement(3.0 + ulp, 0.0, 3.0, 0.0, 4.0).agree);
+  EXPECT_LT(agreement(3.0 + ulp, 0.0, 3.0, 0.0, 4.0).z, 1.0);
+  EXPECT_FALSE(agreement(3.0 + 1e-12, 0.0, 3.0, 0.0, 4.0).agree);
   // Within 16 ulp of the mean: rounding, printed as an exact value; above it
   // the error's digits again.
   EXPECT_EQ(format_mean_error(12.455367858065582, 5.6e-17), "12.455367858065582");
