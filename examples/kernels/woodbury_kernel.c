@@ -16,6 +16,9 @@
  *     kernel that queues its updates (QMCPACK's DelayedUpdate) would
  *     compute them wrong.
  * Options: largest_cycle = "K" (default 3, at least 2), check_flush = "yes".
+ * Built with SLK_CYCLES_ONLY it leaves ratio, accept and reject NULL (a
+ * whole-cycle-only kernel, version 2): it then does every cycle of 1 ..
+ * largest_cycle (default N) distinct electrons whole.
  * A cycle's breakdown (|det S| below the threshold, or not finite) leaves
  * the state as it was; slaterlab resets the kernel after it (kernel.h).
  */
@@ -61,7 +64,11 @@ typedef struct {
 /* Parses the options; 0, or -1 with a message. */
 static int wb_options(int n_options, const slaterlab_option* options, int* largest_cycle,
                       int* check_flush, char* message) {
+#if defined(SLK_CYCLES_ONLY)
+  *largest_cycle = 0; /* 0: N, every cycle of distinct electrons whole */
+#else
   *largest_cycle = 3;
+#endif
   *check_flush = 0;
   for (int i = 0; i < n_options; ++i) {
     if (strcmp(options[i].key, "largest_cycle") == 0) {
@@ -113,7 +120,7 @@ static void* wb_create(int n, int precision, double breakdown, int n_options,
   if (!s) return NULL;
   s->n = n;
   s->breakdown = breakdown;
-  s->largest_cycle = largest_cycle;
+  s->largest_cycle = largest_cycle > 0 ? largest_cycle : n;
   s->check_flush = check_flush;
   s->inv = malloc(sizeof(double) * (size_t)n * (size_t)n);
   s->work = malloc(sizeof(double) * 3 * (size_t)n);
@@ -239,7 +246,11 @@ static int wb_apply_cycle(void* kernel, int m, const double* differences, int ld
                           const int* electrons, double* ratio, char* message) {
   wb_kernel* s = kernel;
   const int n = s->n;
+#if defined(SLK_CYCLES_ONLY)
+  if (m < 1 || m > s->largest_cycle) return SLATERLAB_DECLINED; /* a finding: it has no moves */
+#else
   if (m < 2 || m > s->largest_cycle) return SLATERLAB_DECLINED;
+#endif
   for (int u = 0; u < m; ++u) {
     if (electrons[u] < 0 || electrons[u] >= n) {
       say(message, "electron index out of range");
@@ -307,9 +318,15 @@ static const slaterlab_kernel_api wb_api = {
     .create = wb_create,
     .destroy = wb_destroy,
     .reset = wb_reset,
+#if defined(SLK_CYCLES_ONLY) /* whole cycles only: no single moves at all */
+    .ratio = NULL,
+    .accept = NULL,
+    .reject = NULL,
+#else
     .ratio = wb_ratio,
     .accept = wb_accept,
     .reject = wb_reject,
+#endif
     .flush = wb_flush,
     .log_det = wb_log_det,
     .inverse = wb_inverse,

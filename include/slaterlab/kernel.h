@@ -127,7 +127,12 @@ typedef struct slaterlab_kernel_api {
   int (*reset)(void* kernel, const double* a, int lda, char* message);
   /* Ratio det(A') / det(A) for replacing column k by `column` (N doubles;
    * new - old with SLATERLAB_INPUT_DIFFERENCES); becomes the pending
-   * proposal. OK or BREAKDOWN, *ratio set either way. */
+   * proposal. OK or BREAKDOWN, *ratio set either way.
+   * Version 2: ratio, accept and reject may all three be NULL when
+   * apply_cycle is set: a whole-cycle-only kernel (QMCkl's Woodbury 2x2,
+   * 3x3). Such a kernel is refused, before any work, for a workload of
+   * single moves; it must not decline a cycle (that is a finding), and fuzz
+   * and bench hold it to the cycle property alone. */
   int (*ratio)(void* kernel, int k, const double* column, double* ratio, char* message);
   /* Applies (or queues) the pending proposal. */
   int (*accept)(void* kernel, char* message);

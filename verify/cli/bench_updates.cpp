@@ -132,6 +132,13 @@ void register_updates(Eigen::Index n, Precision p) {
     const StrategyTraits traits = strategy_traits(library_strategy(), o);
     if (std::find(traits.precisions.begin(), traits.precisions.end(), p) == traits.precisions.end())
       continue;
+    if (!traits.single_moves) {  // a whole-cycle-only kernel has no walk of moves
+      static std::set<std::string> told;
+      if (told.insert(kernel.library).second)
+        fmt::print(stderr, "bench: kernel {} takes whole update cycles only: no update walks\n",
+                   kernel.library);
+      continue;
+    }
     for (const auto& set : kernel_option_sets(kernel)) {
       o.kernel_options = set;
       // A kernel that declares the sizes it takes (ABI version 2) is walked

@@ -22,7 +22,11 @@ std::optional<PropertyFailure> check_case(Property property, const std::string& 
   // kernel's min_n, max_n, supports()) is no case of it, as a case outside
   // a property is none of that property.
   const auto& refusal = strategy_traits(strategy).size_refusal;
-  if (!applies(property, c) || (refusal && !refusal(c.n(), options).empty())) {
+  // A whole-cycle-only kernel (no ratio, accept or reject) has no single
+  // moves to check: only the cycle property is one of its cases.
+  const bool moves = strategy_traits(strategy, options).single_moves;
+  if (!applies(property, c) || (refusal && !refusal(c.n(), options).empty()) ||
+      (!moves && property != Property::cycle_ratio_matches_oracle)) {
     ++s.vacuous;
     return std::nullopt;
   }

@@ -830,6 +830,39 @@ TEST_F(KernelAbi2Run, AStudyAtASizeTheKernelDoesNotTakeIsRefusedBeforeAnyWork) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// A whole-cycle-only kernel (version 2, no ratio, accept or reject) runs
+// update-cycle studies, judged by each cycle's exact ratio, and is refused
+// before any work for a workload of single moves; fuzz holds it to the
+// cycle property alone.
+TEST_F(KernelAbi2Run, AWholeCycleOnlyKernelTakesCyclesAndIsRefusedSingleMoves) {
+  const std::string library = kernel("example_woodbury_cycles");
+  testing::CommandResult r =
+      run("run " + study("workload = \"excitation-cycles\"\nn = 12\nrank = 4\nmoves = 80\n",
+                         library, "largest_cycle = \"4\"") +
+          " -q -o " + path("c.h5"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const ResultsFile f = read_results(path("c.h5"));
+  ASSERT_EQ(f.experiments.size(), 1u);
+  bool found = false;
+  for (const auto& s : f.experiments[0].strategies) {
+    if (s.info.label.find("woodbury-cycles") == std::string::npos) continue;
+    found = true;
+    ASSERT_TRUE(s.summary);
+    EXPECT_GT(s.summary->cycles, 0);
+    EXPECT_TRUE(std::isfinite(s.summary->max_cycle_ratio_error));  // judged by the kernel checks
+  }
+  EXPECT_TRUE(found);
+  r = run("run " + study("workload = \"gaussian\"\nn = 12\nsweeps = 1\n", library) + " -q -o " +
+          path("g.h5"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("takes whole update cycles only"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("g.h5")));
+  r = run("fuzz --kernel " + library + " --cases 6 --max-n 10 --seed 3 -q --corpus " + dir_.string());
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("| 0 of 0 | 0 | 0 | 0 |"), std::string::npos) << r.out;  // no single moves
+}
+
 // bench walks a kernel at the sizes it declares alone, saying once which it
 // leaves out (a fixed-size kernel asked for N = 21 and 32).
 TEST_F(KernelAbi2Run, BenchWalksAKernelAtTheSizesItTakes) {
