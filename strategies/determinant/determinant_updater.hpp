@@ -45,6 +45,17 @@ struct UpdaterCounters {
   std::int64_t flushes = 0;     ///< en-bloc applications of a delayed window
   std::int64_t splits = 0;      ///< split updates (splitting strategy)
   std::int64_t cycles_declined = 0;  ///< update cycles an external kernel declined to do whole
+
+  /// Counts of several updaters together (lanes of a split experiment, the
+  /// spins of a VMC walker).
+  UpdaterCounters& operator+=(const UpdaterCounters& b) {
+    breakdowns += b.breakdowns;
+    recomputes += b.recomputes;
+    flushes += b.flushes;
+    splits += b.splits;
+    cycles_declined += b.cycles_declined;
+    return *this;
+  }
 };
 
 /// QR factors kept by QR strategies: A(:, column_of[j]) = (Q R)(:, j), i.e.

@@ -223,13 +223,7 @@ class WalkerRun {
   WalkerCounts counts() const { return total_counts(walkers_); }
   UpdaterCounters counters() const {
     UpdaterCounters c;
-    for (const auto& w : walkers_) {
-      const UpdaterCounters& s = w->updater().counters();
-      c.breakdowns += s.breakdowns;
-      c.recomputes += s.recomputes;
-      c.flushes += s.flushes;
-      c.splits += s.splits;
-    }
+    for (const auto& w : walkers_) c += w->updater().counters();
     return c;
   }
   std::int64_t current_sweep() const { return current_sweep_; }

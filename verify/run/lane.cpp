@@ -46,13 +46,6 @@ void fold_checkpoint(StrategySummary& s, const StrategyCheckpoint& c) {
   s.flips += c.flips;
 }
 
-UpdaterCounters operator+(UpdaterCounters a, const UpdaterCounters& b) {
-  a.breakdowns += b.breakdowns;
-  a.recomputes += b.recomputes;
-  a.flushes += b.flushes;
-  a.splits += b.splits;
-  a.cycles_declined += b.cycles_declined;
-  return a;
-}
+UpdaterCounters operator+(UpdaterCounters a, const UpdaterCounters& b) { return a += b; }
 
 }  // namespace slaterlab::run_detail
