@@ -150,6 +150,7 @@ class BsplineOrbitals final : public OrbitalSet {
 
   Eigen::Index size() const override { return n_; }
   std::string label() const override;
+  double computing_epsilon() const override { return std::numeric_limits<T>::epsilon(); }
   void evaluate_values(const Eigen::Matrix3Xd& positions, Eigen::MatrixXd& values) const override;
   void evaluate_vgl(const Eigen::Matrix3Xd& positions, OrbitalVGL& out) const override;
 

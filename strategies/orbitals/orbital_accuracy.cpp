@@ -42,11 +42,7 @@ struct Accumulator {
 
 }  // namespace
 
-double orbital_set_epsilon(const OrbitalSet& set) {
-  if (dynamic_cast<const BsplineOrbitals<float>*>(&set) != nullptr)
-    return std::numeric_limits<float>::epsilon();
-  return std::numeric_limits<double>::epsilon();
-}
+double orbital_set_epsilon(const OrbitalSet& set) { return set.computing_epsilon(); }
 
 OrbitalAccuracy measure_orbital_accuracy(const OrbitalSet& approx, const OrbitalSet& exact,
                                          const Eigen::Matrix3Xd& sample_points) {

@@ -41,8 +41,8 @@ struct OrbitalAccuracy {
   std::string exact_label;
 };
 
-/// Machine epsilon of the precision an orbital set computes in: 2^-23 for
-/// BsplineOrbitals<float>, 2^-52 for every other set (they compute in double).
+/// Machine epsilon of the precision an orbital set computes in:
+/// set.computing_epsilon() (2^-23 for the float sets, CPU and CUDA alike).
 double orbital_set_epsilon(const OrbitalSet& set);
 
 /// Errors of `approx` against `exact` at the columns of `sample_points`

@@ -9,6 +9,7 @@
 
 #include <Eigen/Core>
 
+#include <limits>
 #include <string>
 
 namespace slaterlab {
@@ -29,6 +30,10 @@ class OrbitalSet {
   virtual Eigen::Index size() const = 0;
   /// e.g. "analytic", "bspline-float".
   virtual std::string label() const = 0;
+  /// Machine epsilon of the arithmetic the set computes in (a float set
+  /// returns float's, whatever type it hands its results over in): the unit
+  /// in which its errors are reported.
+  virtual double computing_epsilon() const { return std::numeric_limits<double>::epsilon(); }
 
   /// Values at each column of `positions` (3 x M) into `values` (N x M,
   /// resized by the callee). One position is the M = 1 case.

@@ -261,6 +261,9 @@ TEST(CudaBspline, LabelsAndNonFinitePositions) {
   const auto gpu_d = on_cuda_device(BsplineOrbitals<double>(f.exact, f.rule));
   EXPECT_EQ(gpu_f->label(), "bspline-float-cuda");
   EXPECT_EQ(gpu_d->label(), "bspline-double-cuda");
+  // Errors of a set are reported in units of the epsilon it computes in.
+  EXPECT_EQ(gpu_f->computing_epsilon(), std::ldexp(1.0, -23));
+  EXPECT_EQ(gpu_d->computing_epsilon(), std::ldexp(1.0, -52));
   EXPECT_EQ(cuda_bspline_box(*gpu_f)->grid, 24);
   EXPECT_FALSE(cuda_bspline_box(f.exact).has_value());
   Eigen::Matrix3Xd r = Eigen::Matrix3Xd::Zero(3, 2);

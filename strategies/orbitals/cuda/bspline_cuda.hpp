@@ -35,6 +35,7 @@ class CudaBsplineOrbitals final : public OrbitalSet {
   Eigen::Index size() const override { return n_; }
   /// "bspline-float-cuda" or "bspline-double-cuda".
   std::string label() const override;
+  double computing_epsilon() const override { return std::numeric_limits<T>::epsilon(); }
   void evaluate_values(const Eigen::Matrix3Xd& positions, Eigen::MatrixXd& values) const override;
   void evaluate_vgl(const Eigen::Matrix3Xd& positions, OrbitalVGL& out) const override;
 
