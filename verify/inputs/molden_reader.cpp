@@ -231,7 +231,8 @@ std::size_t Parser::read_basis(std::size_t i) {
       fail(i, "expected 'label primitives [1.00]' with label s, p, d, f, g or sp, found '" +
                   std::string(trim(lines_[i])) + "'");
     const int primitives = integer(i, words[1], "number of primitives");
-    if (primitives < 1 || primitives > 1000) fail(i, "the number of primitives must be 1 to 1000");
+    if (primitives < 1 || primitives > kMaxPrimitivesPerShell)
+      fail(i, "the number of primitives must be 1 to " + std::to_string(kMaxPrimitivesPerShell));
     const bool sp = found->second < 0;
     Shell shell{atom, sp ? 0 : found->second, {}, {}, static_cast<int>(i)};
     Shell p_shell{atom, 1, {}, {}, static_cast<int>(i)};

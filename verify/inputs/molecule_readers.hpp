@@ -18,6 +18,11 @@
 
 namespace slaterlab {
 
+/// Primitives per shell beyond any published basis set (the largest have a
+/// few tens); a limit keeps a hostile file's work per shell bounded (the
+/// norms cost primitives^2).
+inline constexpr int kMaxPrimitivesPerShell = 100;
+
 struct ReadMolecule {
   MolecularWavefunction wavefunction;
   // Half a unit in the last printed digit of each MO coefficient after its
