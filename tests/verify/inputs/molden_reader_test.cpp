@@ -180,19 +180,24 @@ TEST(MoldenReader, CartesianAndSphericalComponentsFollowMoldensOrderAndNormalisa
   for (Eigen::Index i = 0; i < 5; ++i) EXPECT_NEAR(vs(i), expect_s(i), 32 * kEps * scale) << "spherical " << i;
 }
 
+// Molden's cartesian component `c` of degree l, as the specification
+// lists them.
+std::array<int, 3> molden_powers(int l, int c) {
+  const std::string orders[5] = {"1", "x y z", "xx yy zz xy xz yz", "xxx yyy zzz xyy xxy xxz xzz yzz yyz xyz",
+                                 "xxxx yyyy zzzz xxxy xxxz xyyy yyyz xzzz yzzz xxyy xxzz yyzz xxyz xyyz xyzz"};
+  std::istringstream words(orders[l]);
+  std::string word;
+  for (int k = 0; k <= c; ++k) words >> word;
+  const auto count = [&](char x) { return static_cast<int>(std::count(word.begin(), word.end(), x)); };
+  return {count('x'), count('y'), count('z')};
+}
+
 // A Molden file of `wf` written the way a writer with its own habits writes
 // it: the file's MO coefficient of an AO is ours / scale(l, spherical,
 // component in Molden's order), its contraction coefficient d_k * weight(l,
-// spherical, alpha_k). Molden's cartesian orders from the specification.
+// spherical, alpha_k).
 std::string molden_of(const MolecularWavefunction& wf, const std::function<double(int, bool, int)>& scale,
                       const std::function<double(int, bool, double)>& weight) {
-  static const std::vector<std::vector<std::array<int, 3>>> kOrder{
-      {{0, 0, 0}},
-      {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}},
-      {{2, 0, 0}, {0, 2, 0}, {0, 0, 2}, {1, 1, 0}, {1, 0, 1}, {0, 1, 1}},
-      {{3, 0, 0}, {0, 3, 0}, {0, 0, 3}, {1, 2, 0}, {2, 1, 0}, {2, 0, 1}, {1, 0, 2}, {0, 1, 2}, {0, 2, 1}, {1, 1, 1}},
-      {{4, 0, 0}, {0, 4, 0}, {0, 0, 4}, {3, 1, 0}, {3, 0, 1}, {1, 3, 0}, {0, 3, 1}, {1, 0, 3}, {0, 1, 3},
-       {2, 2, 0}, {2, 0, 2}, {0, 2, 2}, {2, 1, 1}, {1, 2, 1}, {1, 1, 2}}};
   std::ostringstream out;
   out << std::scientific;  // 17 significant digits, every number: the data's precision is the tolerance's
   out.precision(16);
@@ -220,8 +225,7 @@ std::string molden_of(const MolecularWavefunction& wf, const std::function<doubl
               shell.l == 1 && shell.spherical ? (c + 1) % 3
               : shell.spherical || shell.l < 2
                   ? c
-                  : std::find(ours.begin(), ours.end(), kOrder[static_cast<std::size_t>(shell.l)][static_cast<std::size_t>(c)]) -
-                        ours.begin();
+                  : std::find(ours.begin(), ours.end(), molden_powers(shell.l, c)) - ours.begin();
           file_aos.emplace_back(first + row, scale(shell.l, shell.spherical, c));
         }
       }
@@ -253,16 +257,7 @@ TEST(MoldenReader, KnownWritersDeviationsAreRecognisedOnlyWhenTheFormatFails) {
   const auto cartesian_scale = [](bool like_xl) {
     return [like_xl](int l, bool spherical, int c) {
       if (spherical || l < 2) return 1.0;
-      const auto powers = [&] {  // Molden's order again, by the component's index
-        const std::string orders[5] = {"", "", "xx yy zz xy xz yz", "xxx yyy zzz xyy xxy xxz xzz yzz yyz xyz",
-                                       "xxxx yyyy zzzz xxxy xxxz xyyy yyyz xzzz yzzz xxyy xxzz yyzz xxyz xyyz xyzz"};
-        std::istringstream words(orders[l]);
-        std::string word;
-        for (int k = 0; k <= c; ++k) words >> word;
-        return std::array<int, 3>{static_cast<int>(std::count(word.begin(), word.end(), 'x')),
-                                  static_cast<int>(std::count(word.begin(), word.end(), 'y')),
-                                  static_cast<int>(std::count(word.begin(), word.end(), 'z'))};
-      }();
+      const auto powers = molden_powers(l, c);
       const double product = odd_factorial(powers[0]) * odd_factorial(powers[1]) * odd_factorial(powers[2]);
       return like_xl ? std::sqrt(product / odd_factorial(l)) : std::sqrt(product);
     };
