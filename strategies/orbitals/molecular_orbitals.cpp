@@ -9,6 +9,7 @@
 #include "slaterlab/strategies/orbitals/gaussian_basis.hpp"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -109,6 +110,11 @@ MolecularOrbitals::~MolecularOrbitals() = default;
 Eigen::Index MolecularOrbitals::size() const {
   return impl_->precision == OrbitalPrecision::kDouble ? impl_->in_double.coefficients.cols()
                                                       : impl_->in_float.coefficients.cols();
+}
+
+double MolecularOrbitals::computing_epsilon() const {
+  return impl_->precision == OrbitalPrecision::kDouble ? std::numeric_limits<double>::epsilon()
+                                                        : std::numeric_limits<float>::epsilon();
 }
 
 std::string MolecularOrbitals::label() const {

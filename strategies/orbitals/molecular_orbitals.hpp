@@ -82,6 +82,7 @@ class MolecularOrbitals final : public OrbitalSet {
   Eigen::Index size() const override;
   /// "gaussian-double" or "gaussian-float".
   std::string label() const override;
+  double computing_epsilon() const override;
   void evaluate_values(const Eigen::Matrix3Xd& positions, Eigen::MatrixXd& values) const override;
   void evaluate_vgl(const Eigen::Matrix3Xd& positions, OrbitalVGL& out) const override;
 

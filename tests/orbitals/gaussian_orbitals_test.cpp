@@ -414,6 +414,8 @@ TEST(MolecularOrbitals, FloatMatchesDoubleWithinTheDerivedBound) {
   const MolecularOrbitals in_float(wf, mo, columns, OrbitalPrecision::kFloat);
   EXPECT_EQ(in_double.label(), "gaussian-double");
   EXPECT_EQ(in_float.label(), "gaussian-float");
+  EXPECT_EQ(in_double.computing_epsilon(), std::ldexp(1.0, -52));
+  EXPECT_EQ(in_float.computing_epsilon(), std::ldexp(1.0, -23));
   const Eigen::Matrix3Xd points = dyadic_points(40, 3);
   OrbitalVGL d, f;
   in_double.evaluate_vgl(points, d);
