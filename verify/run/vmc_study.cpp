@@ -356,7 +356,7 @@ void VmcStudy::run_one(std::size_t index, RunReport& report) {
   const RandomFactory random = [seed](std::uint64_t stream) {
     return make_random_source(Rng::stream(seed, stream));
   };
-  ReferenceSpec twin{&analytic, {baseline_strategy(), {}}};
+  ReferenceSpec twin{{&analytic}, {baseline_strategy(), {}}};
   // A run that is itself analytic sm-double would shadow an identical twin.
   const bool twin_identical = v.orbitals == "analytic" && v.strategy.name == baseline_strategy() &&
                               v.strategy.options.precision == Precision::double_ &&
