@@ -24,6 +24,11 @@
 
 namespace slaterlab {
 
+/// The width a molecule's electrons start with (bohr): the extent of a
+/// valence orbital; core electrons, a few times closer to their nucleus,
+/// fall in within the first sweeps.
+inline constexpr double kNuclearStartWidth = 1.0;
+
 /// A generator with `double uniform()` in [0, 1) and `double normal()`
 /// (RandomSource, verify's Rng).
 template <class Random>

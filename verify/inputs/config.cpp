@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -197,9 +196,7 @@ ReplayShape resolve_replay(const toml::table& t, WorkloadSpec& w, const std::str
                            const std::string& where) {
   if (w.kind != "replay") fail(where, "'file' is only used with workload = \"replay\"");
   if (!t.contains("file")) fail(where, "workload \"replay\" needs 'file' (the HDF5 file to replay)");
-  std::filesystem::path file = get_string(t, "file", "", where);
-  if (file.is_relative()) file = std::filesystem::path(source).parent_path() / file;
-  w.file = std::filesystem::absolute(file).lexically_normal().string();
+  w.file = get_study_path(t, "file", source, where);
   try {
     return read_replay_shape(w.file);
   } catch (const ReplayError& error) {
@@ -456,7 +453,7 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
     const std::string where = fmt::format("{}: vmc[{}]", source, i);
     check_keys(vmc_entries[i], kVmcKeys, where);
     for (const auto& t : expand(vmc_entries[i], kVmcListKeys, where)) {
-      study.vmc.push_back(parse_vmc(t, study.seed, where));
+      study.vmc.push_back(parse_vmc(t, study.seed, source, where));
     }
   }
   const auto experiment_entries = entries(root, "experiment", source);
