@@ -9,6 +9,7 @@ packages=(
   libeigen3-dev libboost-dev libopenblas-dev libhdf5-dev hdf5-tools
   libgtest-dev librapidcheck-dev libbenchmark-dev
   libflint-arb-dev libflint-dev libcli11-dev libtomlplusplus-dev libfmt-dev
+  libtrexio-dev  # molecule files (TREXIO)
   python3-h5py python3-numpy python3-matplotlib
   openmpi-bin libopenmpi-dev
   libssl-dev gfortran  # external kernels: SHA-256 of a library; the Fortran example
