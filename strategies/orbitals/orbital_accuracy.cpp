@@ -1,6 +1,7 @@
 #include "slaterlab/strategies/orbitals/orbital_accuracy.hpp"
 
 #include "slaterlab/strategies/orbitals/bspline.hpp"
+#include "slaterlab/strategies/orbitals/molecular_orbitals.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -44,6 +45,8 @@ struct Accumulator {
 
 double orbital_set_epsilon(const OrbitalSet& set) {
   if (dynamic_cast<const BsplineOrbitals<float>*>(&set) != nullptr)
+    return std::numeric_limits<float>::epsilon();
+  if (dynamic_cast<const MolecularOrbitals*>(&set) != nullptr && set.label() == "gaussian-float")
     return std::numeric_limits<float>::epsilon();
   return std::numeric_limits<double>::epsilon();
 }
