@@ -52,8 +52,8 @@ const std::vector<std::string> kStrategyKeys = {"name",      "label", "precision
                                                 "options"};
 // Keys whose value may be a list: the entry expands to one per element
 // (the cartesian product when several are lists).
-const std::set<std::string> kExperimentListKeys = {"n",   "kappa",    "workload", "mode",
-                                                   "delta", "rs", "orbitals", "scheme"};
+const std::set<std::string> kExperimentListKeys = {"n",    "kappa", "workload", "mode", "delta",
+                                                   "rs",   "orbitals", "scheme", "spin", "file"};
 const std::set<std::string> kStrategyListKeys = {"precision", "k", "variant", "recompute_every"};
 
 // ---- input bounds ----------------------------------------------------------
