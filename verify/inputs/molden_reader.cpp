@@ -94,6 +94,7 @@ class Parser {
     std::string symbol;
     double charge;
     std::array<double, 3> position;
+    double half_unit;  // of the printed coordinates, in bohr
     int line;
   };
   struct Shell {
@@ -185,10 +186,12 @@ std::size_t Parser::read_atoms(std::size_t i, std::string_view arguments) {
     if (words.empty()) continue;
     if (words.size() != 6) fail(i, "expected 'symbol number Z x y z' in [Atoms]");
     Atom atom{integer(i, words[1], "atom number"), std::string(words[0]),
-              number(i, words[2], "atomic number").value, {}, static_cast<int>(i)};
-    for (int d = 0; d < 3; ++d)
-      atom.position[static_cast<std::size_t>(d)] =
-          number(i, words[static_cast<std::size_t>(3 + d)], "coordinate").value * scale;
+              number(i, words[2], "atomic number").value, {}, 0.0, static_cast<int>(i)};
+    for (int d = 0; d < 3; ++d) {
+      const Printed coordinate = number(i, words[static_cast<std::size_t>(3 + d)], "coordinate");
+      atom.position[static_cast<std::size_t>(d)] = coordinate.value * scale;
+      atom.half_unit = std::max(atom.half_unit, coordinate.half_unit * scale);
+    }
     if (atom.charge <= 0.0) fail(i, "atomic number " + std::string(words[2]) + " is not positive");
     for (const auto& other : atoms_)
       if (other.number == atom.number) fail(i, "atom number " + std::to_string(atom.number) + " appears twice");
@@ -371,8 +374,10 @@ ReadMolecule Parser::build() const {
   ReadMolecule out;
   MolecularWavefunction& wf = out.wavefunction;
   std::map<int, int> nucleus_of;
+  std::vector<double> moved;  // per nucleus: how far the printed position may be from the exact one
   for (const auto& atom : atoms_) {
     nucleus_of[atom.number] = static_cast<int>(wf.nuclei.size());
+    moved.push_back(std::sqrt(3.0) * atom.half_unit);
     wf.nuclei.push_back({atom.charge, Eigen::Vector3d(atom.position[0], atom.position[1], atom.position[2]),
                          atom.symbol});
   }
@@ -392,12 +397,18 @@ ReadMolecule Parser::build() const {
     }
     // Bound on the distance of this shell's normalised AOs from the exact
     // ones: ||u' - u|| <= sum |delta d_k| + sum |d_k| ||g'_k - g_k|| for
-    // u = sum d_k g_k, and normalising at most doubles it.
+    // u = sum d_k g_k, and normalising at most doubles it. A primitive moved
+    // by delta changes by at most |delta| ||grad g_k|| <= |delta|
+    // sqrt((2l + 3) alpha_k) (<g|-lap|g> of a normalised primitive, equal
+    // for solid harmonics and the largest over cartesian components).
     double unnormalised = 0.0, norm2 = 0.0;
     const std::size_t n = shell.exponents.size();
+    const double delta = moved[static_cast<std::size_t>(nucleus->second)];
     for (std::size_t k = 0; k < n; ++k) {
       const double relative = shell.exponents[k].half_unit / shell.exponents[k].value;
-      unnormalised += std::abs(shell.coefficients[k].value) * primitive_distance(shell.l, relative);
+      unnormalised += std::abs(shell.coefficients[k].value) *
+                      (primitive_distance(shell.l, relative) +
+                       delta * std::sqrt((2 * shell.l + 3) * shell.exponents[k].value));
       if (n > 1) unnormalised += shell.coefficients[k].half_unit;  // one primitive: d cancels
       for (std::size_t q = 0; q < n; ++q) {
         const double a = shell.exponents[k].value, b = shell.exponents[q].value;

@@ -25,8 +25,8 @@ struct ReadMolecule {
   Eigen::MatrixXd up_coefficient_error;
   Eigen::MatrixXd down_coefficient_error;
   // Per AO: a bound on || AO from the printed basis - exact AO || (both of
-  // norm 1) from the printed digits of exponents and contraction
-  // coefficients; zero for binary data.
+  // norm 1) from the printed digits of exponents, contraction coefficients
+  // and nuclear coordinates; zero for binary data.
   Eigen::VectorXd ao_deviation;
   // TREXIO: the stored AO overlap in the file's AO convention, and the
   // factors n_i with file AO i = n_i * slaterlab's AO i.

@@ -28,7 +28,9 @@
 
 #include "slaterlab/strategies/orbitals/gaussian_basis.hpp"
 
+extern "C" {  // trexio.h declares C functions without extern "C" of its own
 #include <trexio.h>
+}
 
 #include <cmath>
 #include <cstring>
