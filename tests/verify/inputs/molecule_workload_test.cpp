@@ -12,11 +12,15 @@
 
 #include <Eigen/LU>
 
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "tests/verify/molecule_fixtures.hpp"
 #include "tests/verify/scratch_test.hpp"
 #include "verify/inputs/config.hpp"
+#include "verify/inputs/workload_registry.hpp"
+#include "verify/run/runner.hpp"
 
 namespace slaterlab {
 namespace {
@@ -233,6 +237,69 @@ TEST_F(MoleculeConfig, BadVmcValuesAreRefusedInOneLine) {
           "unknown orbitals");
   refused(head + "file = \"atom.molden\"\nexact_energy = \"low\"\n", "'exact_energy'");
   refused("[[vmc]]\nn = 4\nfile = \"atom.molden\"\n", "'file' does not apply");
+}
+
+// An expansion through the runner: its cycles judged by the reference and
+// every strategy, with the exactly singular intermediates of a shifted
+// occupation, and written by --replay-out, whose replay reproduces every
+// metric bit for bit. The expansion lives in memory (a kind registered here
+// builds the workload on it).
+TEST_F(MoleculeConfig, AnExpansionRunsAsCyclesAndReplays) {
+  register_workload({"molecule-expansion-in-memory", [](const WorkloadSpec& spec) {
+                       WorkloadSpec s = spec;
+                       s.excitations = true;
+                       s.orbitals = "double";
+                       return make_molecule_workload(
+                           s, spd_atom({det({0, 1, 2, 5}, {0, 1, 2}), det({0, 2, 3, 4}, {0, 1, 2}),
+                                        det({1, 2, 3, 8}, {0, 1, 2})}));
+                     }, true});
+  const std::string strategies =
+      "[[strategy]]\nname = \"sm\"\n[[strategy]]\nname = \"splitting\"\n"
+      "[[strategy]]\nname = \"delayed\"\nk = 4\n";
+  const auto study = [&](const std::string& workload) {
+    return "[reference]\ncertify = false\n[[experiment]]\nname = \"expansion\"\n" + workload +
+           "checkpoint_every = 20\n" + strategies;
+  };
+  const StudyConfig walk = parse(study(
+      "workload = \"molecule-expansion-in-memory\"\nn = 4\ndelta = 0.5\nmoves = 120\n"));
+  ResultWriter writer = ResultWriter::create(path("walk.h5"), RunMetadata{"t", "t", "t", "t", "t", "t"});
+  RunOptions options;
+  options.replay_dir = dir_;
+  run_study(walk, writer, options);
+  writer.commit();
+  const ResultsFile a = read_results(path("walk.h5"));
+  ASSERT_EQ(a.experiments.size(), 1u);
+  // docs/cycles.md's model of an update-by-update cycle: 3 m eps_m kappa,
+  // eps_m = 10 (g + F m) N eps; with m <= 4 and g, F of order 1, 600 N eps
+  // kappa, kappa the largest condition number the reference met.
+  double kappa = 1.0;
+  for (const auto& c : a.experiments[0].reference)
+    if (std::isfinite(c.condition_1)) kappa = std::max(kappa, c.condition_1);
+  const double bound = 600 * 4 * std::numeric_limits<double>::epsilon() * kappa;
+  for (const auto& s : a.experiments[0].strategies) {
+    SCOPED_TRACE(s.info.label);
+    ASSERT_TRUE(s.summary);
+    EXPECT_GE(s.summary->cycles, 10);  // 3 excitations, their restores and a move per configuration
+    EXPECT_FALSE(s.summary->failed);
+    EXPECT_LT(s.summary->max_cycle_ratio_error, bound);
+  }
+  // sm meets the exactly singular intermediate as a breakdown; splitting
+  // and delayed never form it.
+  EXPECT_GT(a.experiments[0].strategies[0].summary->cycle_breakdowns, 0);
+  EXPECT_EQ(a.experiments[0].strategies[1].summary->cycle_breakdowns, 0);
+
+  ResultWriter again = ResultWriter::create(path("again.h5"), RunMetadata{"t", "t", "t", "t", "t", "t"});
+  run_study(parse(study("workload = \"replay\"\nfile = \"expansion.replay.h5\"\n")), again, {});
+  again.commit();
+  const ResultsFile b = read_results(path("again.h5"));
+  ASSERT_EQ(b.experiments[0].strategies.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const StrategySummary& p = *a.experiments[0].strategies[i].summary;
+    const StrategySummary& q = *b.experiments[0].strategies[i].summary;
+    EXPECT_EQ(p.max_cycle_ratio_error, q.max_cycle_ratio_error) << i;
+    EXPECT_EQ(p.worst_log_det_error, q.worst_log_det_error) << i;
+    EXPECT_EQ(p.cycle_breakdowns, q.cycle_breakdowns) << i;
+  }
 }
 
 }  // namespace
