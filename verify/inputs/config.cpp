@@ -53,7 +53,7 @@ const std::vector<std::string> kStrategyKeys = {"name",      "label", "precision
 // Keys whose value may be a list: the entry expands to one per element
 // (the cartesian product when several are lists).
 const std::set<std::string> kExperimentListKeys = {"n",    "kappa", "workload", "mode", "delta",
-                                                   "rs",   "orbitals", "scheme", "spin", "file"};
+                                                   "rs",   "orbitals", "scheme", "spin", "file", "cycles"};
 const std::set<std::string> kStrategyListKeys = {"precision", "k", "variant", "recompute_every"};
 
 // ---- input bounds ----------------------------------------------------------
