@@ -211,10 +211,10 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
   return item;
 }
 
-/// The B-spline table of a VMC run's orbital set (0 for analytic orbitals),
+/// The B-spline table of a VMC run's orbital set (0 for analytic and molecular orbitals),
 /// and the key under which runs share it.
 std::pair<std::string, double> spline_table(const VmcRunConfig& v) {
-  if (v.orbitals == "analytic") return {"", 0.0};
+  if (v.orbitals == "analytic" || v.molecule()) return {"", 0.0};
   BsplineBoxRule rule;
   rule.grid = v.grid;
   const Eigen::Index grid = v.electron_gas() ? gas_bspline_box(v.n, v.cell_length(), kGasPointsPerWavelength, v.grid).grid

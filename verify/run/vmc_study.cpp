@@ -98,8 +98,10 @@ class OrbitalCache {
   /// spin's set where its electrons and MO coefficients are the same.
   const OrbitalSet& molecular(const VmcRunConfig& v, const std::string& kind, int spin) {
     const auto molecule = load_molecule(v.file);
+    const Eigen::MatrixXd& up = molecule->mo_up;
+    const Eigen::MatrixXd& down = molecule->mo_down;
     const bool same = molecule->electrons_down == molecule->electrons_up &&
-                      molecule->mo_down == molecule->mo_up;
+                      down.rows() == up.rows() && down.cols() == up.cols() && down == up;
     if (spin == 1 && same) spin = 0;
     const std::string key = fmt::format("molecule/{}/{}/{}", kind, spin, v.file);
     auto it = sets_.find(key);
