@@ -243,7 +243,7 @@ std::unique_ptr<Workload> make_molecule_workload(const WorkloadSpec& spec,
 std::vector<WorkloadKind> walk_workloads() {
   return {{"slater", make_slater_workload, false},
           {"electron-gas", make_electron_gas_workload, false},
-          {"molecule", make_molecule_from_file, false}};
+          {"molecule", make_molecule_from_file, false, true}};
 }
 
 }  // namespace slaterlab

@@ -104,12 +104,14 @@ struct WorkloadSpec {
 /// Builds a workload of a registered kind from a validated spec.
 using WorkloadFactory = std::function<std::unique_ptr<Workload>(const WorkloadSpec&)>;
 
-/// A workload kind: its name, its factory, and whether it makes update
-/// cycles (next_cycle) rather than single moves.
+/// A workload kind: its name, its factory, whether it makes update cycles
+/// (next_cycle) rather than single moves, and whether it reads a file
+/// (spec.file), so that it cannot be built from the other fields alone.
 struct WorkloadKind {
   std::string name;
   WorkloadFactory make;
   bool cycles = false;
+  bool reads_file = false;
 };
 
 /// Checks every field a kind may use (ranges, names), whatever the kind, so

@@ -139,6 +139,13 @@ TEST(MoleculeCycles, RefusedWithoutAnExpansionOrAnExcitationOfTheSpin) {
 
 // The walk: proposals are the occupied MOs at r_k + delta g, and a qs walk
 // hands its sweeps on as cycles, as the other walks do.
+TEST(MoleculeWorkload, IsAKindThatReadsItsFile) {
+  EXPECT_EQ(known_file_workloads(), std::vector<std::string>{"molecule"});
+  WorkloadSpec no_file = molecule_spec(4);
+  no_file.file = "";
+  EXPECT_THROW(make_workload(no_file), ConfigError);
+}
+
 TEST(MoleculeWorkload, ProposalsAreTheOccupiedOrbitalsOfOneSpin) {
   const auto wf = spd_atom();
   for (const std::string spin : {"up", "down"}) {
