@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Fuzzes the three readers (docs/fuzzing.md): builds the `fuzz` preset
+# Fuzzes the four readers (docs/fuzzing.md): builds the `fuzz` preset
 # (clang-14, libFuzzer, ASan, UBSan; only the libraries the targets need)
-# and runs each target for SECONDS (default 50: all three within 3 minutes),
+# and runs each target for SECONDS (default 50: all four within 4 minutes),
 # seeded from the shipped files and the kept regression inputs. Exits 1 on
 # a finding, naming the input kept under the work directory; add it to
 # tests/fuzz/regressions/<reader>/ once fixed.
@@ -19,11 +19,12 @@ fi
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
 status=0
-for reader in study replay results; do
+for reader in study replay results molden; do
   corpus="${work}/${reader}"
   mkdir -p "${corpus}"
   seeds=(tests/fuzz/regressions/"${reader}")
   [[ "${reader}" == study ]] && seeds+=(experiments)
+  [[ "${reader}" == molden ]] && seeds+=(tests/verify/inputs/molden)
   echo "fuzz-readers: ${reader}, ${seconds} s (corpus and findings in ${work})"
   # -timeout: one input taking a minute is a finding (a hang), like a crash.
   if ! build/fuzz/tests/fuzz/fuzz_"${reader}" -max_total_time="${seconds}" -timeout=60 \

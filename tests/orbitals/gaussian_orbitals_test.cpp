@@ -203,6 +203,7 @@ Quadrature contracted_overlap(const TwoShells& s, int ia, int ib) {
 }
 
 TEST(GaussianOverlap, MatchesGaussHermiteQuadratureForEveryPairOfShells) {
+  double largest = 0.0, largest_ratio = 0.0;
   for (int la = 0; la <= kMaxAngularMomentum; ++la)
     for (int lb = 0; lb <= kMaxAngularMomentum; ++lb)
       for (const bool spherical : {false, true}) {
@@ -215,13 +216,17 @@ TEST(GaussianOverlap, MatchesGaussHermiteQuadratureForEveryPairOfShells) {
         for (int i = 0; i < na; ++i)
           for (int j = 0; j < shell_size(lb, s.shells[1].spherical); ++j) {
             const Quadrature reference = contracted_overlap(s, i, j);
-            EXPECT_NEAR(overlap(i, na + j), reference.value, reference.rounding + kEps * rounding(i, na + j))
+            const double bound = reference.rounding + kEps * rounding(i, na + j);
+            EXPECT_NEAR(overlap(i, na + j), reference.value, bound)
                 << "la " << la << " lb " << lb << " spherical " << spherical << " (" << i << ", " << j << ")";
+            largest = std::max(largest, std::abs(overlap(i, na + j) - reference.value));
+            largest_ratio = std::max(largest_ratio, std::abs(overlap(i, na + j) - reference.value) / bound);
           }
         // Each AO is normalised: the diagonal is 1 within its rounding bound.
         for (Eigen::Index i = 0; i < overlap.rows(); ++i)
           EXPECT_NEAR(overlap(i, i), 1.0, kEps * rounding(i, i)) << "la " << la << " lb " << lb;
       }
+  std::printf("overlap against quadrature: largest difference %.3g, %.3g of its bound\n", largest, largest_ratio);
 }
 
 // A wavefunction with every l on two centres, both kinds, 2 or 3 primitives.
@@ -292,6 +297,7 @@ TEST(MolecularOrbitals, GradientsAndLaplaciansMatchRichardsonDifferences) {
   orbitals.evaluate_vgl(points, at);
   const Eigen::Index k = mo.cols();
   const double h0 = 0.04;
+  double worst_gradient = 0.0, worst_laplacian = 0.0;
   for (Eigen::Index p = 0; p < points.cols(); ++p) {
     Eigen::VectorXd laplacian = Eigen::VectorXd::Zero(k), laplacian_bound = Eigen::VectorXd::Zero(k);
     for (int d = 0; d < 3; ++d) {
@@ -317,16 +323,23 @@ TEST(MolecularOrbitals, GradientsAndLaplaciansMatchRichardsonDifferences) {
       // to < 2: 128 eps max|f| / h_min.
       const double rounding = 128 * kEps * scale / (h0 / 8);
       const Extrapolated gradient = richardson(first);
-      for (Eigen::Index i = 0; i < k; ++i)
+      for (Eigen::Index i = 0; i < k; ++i) {
         EXPECT_NEAR(at.gradient(3 * i + d, p), gradient.value(i), gradient.error(i) + rounding)
             << "orbital " << i << " point " << p << " direction " << d;
+        worst_gradient = std::max(worst_gradient, std::abs(at.gradient(3 * i + d, p) - gradient.value(i)) /
+                                                      (gradient.error(i) + rounding));
+      }
       const Extrapolated curvature = richardson(second);
       laplacian += curvature.value;
       laplacian_bound += curvature.error + Eigen::VectorXd::Constant(k, rounding);
     }
-    for (Eigen::Index i = 0; i < k; ++i)
+    for (Eigen::Index i = 0; i < k; ++i) {
       EXPECT_NEAR(at.laplacian(i, p), laplacian(i), laplacian_bound(i)) << "orbital " << i << " point " << p;
+      worst_laplacian = std::max(worst_laplacian, std::abs(at.laplacian(i, p) - laplacian(i)) / laplacian_bound(i));
+    }
   }
+  std::printf("against differences: gradients %.3g, Laplacians %.3g of their bounds\n", worst_gradient,
+              worst_laplacian);
 }
 
 // The float evaluation's error, bounded term by term (first order in the

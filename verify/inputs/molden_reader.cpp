@@ -86,7 +86,7 @@ class Parser {
     }
   }
 
-  ReadMolecule read();
+  ReadMolecule read(MoldenDialect dialect);
 
  private:
   struct Atom {
@@ -127,7 +127,7 @@ class Parser {
   std::size_t read_basis(std::size_t i);
   std::size_t read_orbitals(std::size_t i);
   void set_flag(std::string_view flag, std::size_t line);
-  ReadMolecule build() const;
+  ReadMolecule build(MoldenDialect dialect) const;
 
   std::string name_;
   std::vector<std::string_view> lines_;
@@ -231,7 +231,8 @@ std::size_t Parser::read_basis(std::size_t i) {
       fail(i, "expected 'label primitives [1.00]' with label s, p, d, f, g or sp, found '" +
                   std::string(trim(lines_[i])) + "'");
     const int primitives = integer(i, words[1], "number of primitives");
-    if (primitives < 1 || primitives > 1000) fail(i, "the number of primitives must be 1 to 1000");
+    if (primitives < 1 || primitives > kMaxPrimitivesPerShell)
+      fail(i, "the number of primitives must be 1 to " + std::to_string(kMaxPrimitivesPerShell));
     const bool sp = found->second < 0;
     Shell shell{atom, sp ? 0 : found->second, {}, {}, static_cast<int>(i)};
     Shell p_shell{atom, 1, {}, {}, static_cast<int>(i)};
@@ -306,7 +307,7 @@ void Parser::set_flag(std::string_view flag, std::size_t line) {
   }
 }
 
-ReadMolecule Parser::read() {
+ReadMolecule Parser::read(MoldenDialect dialect) {
   std::size_t i = 0;
   while (i < lines_.size() && trim(lines_[i]).empty()) ++i;
   if (i == lines_.size() || lower(trim(lines_[i])) != "[molden format]")
@@ -344,7 +345,7 @@ ReadMolecule Parser::read() {
   }
   for (const auto& [key, shown] : {std::pair{"atoms", "[Atoms]"}, {"gto", "[GTO]"}, {"mo", "[MO]"}})
     if (seen.count(key) == 0) fail(std::string("no ") + shown + " section");
-  return build();
+  return build(dialect);
 }
 
 // Molden's cartesian order as powers (a, b, c), per l.
@@ -370,7 +371,28 @@ double primitive_distance(int l, double relative) {
   return worst;
 }
 
-ReadMolecule Parser::build() const {
+// The factor s with slaterlab's coefficient = s * the file's, for file AO
+// `component` (Molden's order) of a shell, under a writer's dialect (IOData's
+// _fix_mo_coeffs_psi4, _fix_mo_coeffs_cfour and _fix_obasis_orca):
+// - Psi4 <= 1.3.2 normalises every cartesian component like x^l, so its xy
+//   has norm 1/sqrt(3): s = sqrt(prod (2a_d - 1)!! / (2l - 1)!!);
+// - CFOUR 2.1 scales them by sqrt(prod (2a_d - 1)!!): s = that;
+// - ORCA flips the signs of the spherical f and g with |m| = 3 and 4.
+double dialect_scale(MoldenDialect dialect, int l, bool spherical, int component) {
+  if (dialect == MoldenDialect::kOrca)
+    return spherical && std::abs(spherical_m(component)) >= 3 ? -1.0 : 1.0;
+  if (spherical || l < 2 || dialect == MoldenDialect::kFormat) return 1.0;
+  const auto& q = molden_cartesians(l)[static_cast<std::size_t>(component)];
+  const auto odd = [](int a) {  // (2a - 1)!!
+    double r = 1.0;
+    for (int k = 2 * a - 1; k > 1; k -= 2) r *= k;
+    return r;
+  };
+  const double product = odd(q[0]) * odd(q[1]) * odd(q[2]);
+  return dialect == MoldenDialect::kCartesianLikeXl ? std::sqrt(product / odd(l)) : std::sqrt(product);
+}
+
+ReadMolecule Parser::build(MoldenDialect dialect) const {
   ReadMolecule out;
   MolecularWavefunction& wf = out.wavefunction;
   std::map<int, int> nucleus_of;
@@ -383,6 +405,7 @@ ReadMolecule Parser::build() const {
   }
   std::vector<int> from_file;  // slaterlab AO row of each file AO
   std::vector<double> deviation;
+  std::vector<double> scale;  // per file AO: the dialect's factor on its MO coefficients
   for (const auto& shell : shells_) {
     const auto nucleus = nucleus_of.find(shell.atom_number);
     if (nucleus == nucleus_of.end())
@@ -391,9 +414,23 @@ ReadMolecule Parser::build() const {
     const auto flag = spherical_.find(shell.l);
     const bool spherical = shell.l >= 2 && flag != spherical_.end() && flag->second.first;
     GaussianShell converted{nucleus->second, shell.l, spherical, {}, {}};
+    // ORCA's coefficients weigh unnormalised primitives (s, p and spherical
+    // shells): d_k = c_k alpha_k^{-(2l+3)/4}, the normalisation's alpha
+    // dependence (constants cancel in the contraction's norm).
+    const bool reweighted = dialect == MoldenDialect::kOrca && (shell.l <= 1 || spherical);
+    std::vector<Printed> coefficients = shell.coefficients;
     for (std::size_t k = 0; k < shell.exponents.size(); ++k) {
-      converted.exponents.push_back(shell.exponents[k].value);
-      converted.coefficients.push_back(shell.coefficients[k].value);
+      const double power = (2 * shell.l + 3) / 4.0;
+      const Printed& e = shell.exponents[k];
+      if (reweighted) {
+        coefficients[k].value = shell.coefficients[k].value * std::pow(e.value, -power);
+        coefficients[k].half_unit = (shell.coefficients[k].half_unit +
+                                     std::abs(shell.coefficients[k].value) * power * e.half_unit / e.value) *
+                                    std::pow(e.value, -power);
+        out.dialect_applies = out.dialect_applies || shell.exponents.size() > 1;
+      }
+      converted.exponents.push_back(e.value);
+      converted.coefficients.push_back(coefficients[k].value);
     }
     // Bound on the distance of this shell's normalised AOs from the exact
     // ones: ||u' - u|| <= sum |delta d_k| + sum |d_k| ||g'_k - g_k|| for
@@ -406,13 +443,13 @@ ReadMolecule Parser::build() const {
     const double delta = moved[static_cast<std::size_t>(nucleus->second)];
     for (std::size_t k = 0; k < n; ++k) {
       const double relative = shell.exponents[k].half_unit / shell.exponents[k].value;
-      unnormalised += std::abs(shell.coefficients[k].value) *
+      unnormalised += std::abs(coefficients[k].value) *
                       (primitive_distance(shell.l, relative) +
                        delta * std::sqrt((2 * shell.l + 3) * shell.exponents[k].value));
-      if (n > 1) unnormalised += shell.coefficients[k].half_unit;  // one primitive: d cancels
+      if (n > 1) unnormalised += coefficients[k].half_unit;  // one primitive: d cancels
       for (std::size_t q = 0; q < n; ++q) {
         const double a = shell.exponents[k].value, b = shell.exponents[q].value;
-        norm2 += shell.coefficients[k].value * shell.coefficients[q].value *
+        norm2 += coefficients[k].value * coefficients[q].value *
                  std::pow(2.0 * std::sqrt(a * b) / (a + b), shell.l + 1.5);
       }
     }
@@ -426,6 +463,8 @@ ReadMolecule Parser::build() const {
         return static_cast<int>(std::find(ours.begin(), ours.end(), q) - ours.begin());
       }()));
       deviation.push_back(2.0 * unnormalised / std::sqrt(norm2));
+      scale.push_back(dialect_scale(dialect, shell.l, spherical, c));
+      out.dialect_applies = out.dialect_applies || scale.back() != 1.0;
     }
     wf.shells.push_back(std::move(converted));
   }
@@ -449,8 +488,9 @@ ReadMolecule Parser::build() const {
         fail(line, "the orbital's AO index " + std::to_string(index) + " is outside 1.." + std::to_string(aos) +
                        " or repeated");
       const int row = from_file[static_cast<std::size_t>(index - 1)];
-      column(row) = value.value;
-      error(row) = value.half_unit;
+      const double factor = scale[static_cast<std::size_t>(index - 1)];
+      column(row) = value.value * factor;
+      error(row) = value.half_unit * std::abs(factor);
     }
     const int spin = orbital.beta ? 1 : 0;
     occupation[spin].push_back(*orbital.occupation);
@@ -499,6 +539,7 @@ ReadMolecule Parser::build() const {
   wf.source = "molden";
   for (const char* writer : {"psi4", "orca", "molpro", "turbomole", "cfour", "pyscf", "molcas", "gaussian"})
     if (title_.find(writer) != std::string::npos) wf.source = std::string("molden (") + writer + ")";
+  if (dialect != MoldenDialect::kFormat) wf.source = std::string("molden, ") + molden_dialect_name(dialect);
   return out;
 }
 
@@ -520,8 +561,22 @@ int occupied_first(Eigen::MatrixXd& mo, Eigen::MatrixXd* error, const std::vecto
                                         [threshold](double o) { return o >= threshold; }));
 }
 
-ReadMolecule read_molden(const std::string& text, const std::string& name) {
-  return Parser(text, name).read();
+ReadMolecule read_molden(const std::string& text, const std::string& name, MoldenDialect dialect) {
+  return Parser(text, name).read(dialect);
+}
+
+const char* molden_dialect_name(MoldenDialect dialect) {
+  switch (dialect) {
+    case MoldenDialect::kFormat:
+      return "the format's convention";
+    case MoldenDialect::kCartesianLikeXl:
+      return "cartesian AOs normalised like x^l (as Psi4 <= 1.3.2 writes them)";
+    case MoldenDialect::kCartesianLikeCfour:
+      return "cartesian AOs scaled as CFOUR 2.1 writes them";
+    case MoldenDialect::kOrca:
+      return "ORCA's primitive weights and f, g signs";
+  }
+  return "";
 }
 
 }  // namespace slaterlab

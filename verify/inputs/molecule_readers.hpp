@@ -18,6 +18,11 @@
 
 namespace slaterlab {
 
+/// Primitives per shell beyond any published basis set (the largest have a
+/// few tens); a limit keeps a hostile file's work per shell bounded (the
+/// norms cost primitives^2).
+inline constexpr int kMaxPrimitivesPerShell = 100;
+
 struct ReadMolecule {
   MolecularWavefunction wavefunction;
   // Half a unit in the last printed digit of each MO coefficient after its
@@ -34,10 +39,26 @@ struct ReadMolecule {
   Eigen::VectorXd ao_scale;
   // Relative rounding of each n_i in eps (the norm computed for it).
   Eigen::VectorXd ao_scale_rounding;
+  // Molden: whether the dialect read changed anything from the format's.
+  bool dialect_applies = false;
 };
 
-/// `text` of a Molden file; `name` prefixes the errors.
-ReadMolecule read_molden(const std::string& text, const std::string& name);
+/// How a Molden file's writer may deviate from the format, in ways IOData
+/// (theochem/iodata, iodata/formats/molden.py) documents and corrects:
+/// tried in this order when a file fails the format's orthonormality.
+enum class MoldenDialect {
+  kFormat,              // the format's convention
+  kCartesianLikeXl,     // Psi4 <= 1.3.2: cartesian d, f, g normalised like x^l
+  kCartesianLikeCfour,  // CFOUR 2.1: cartesian d, f, g scaled by sqrt(prod (2a_d - 1)!!)
+  kOrca,                // ORCA: unnormalised primitives; f, g with |m| = 3, 4 negated
+};
+inline constexpr MoldenDialect kMoldenDialects[] = {MoldenDialect::kFormat, MoldenDialect::kCartesianLikeXl,
+                                                    MoldenDialect::kCartesianLikeCfour, MoldenDialect::kOrca};
+const char* molden_dialect_name(MoldenDialect dialect);
+
+/// `text` of a Molden file read in `dialect`; `name` prefixes the errors.
+ReadMolecule read_molden(const std::string& text, const std::string& name,
+                         MoldenDialect dialect = MoldenDialect::kFormat);
 /// A TREXIO file (HDF5) or directory (text back end).
 ReadMolecule read_trexio(const std::string& path);
 

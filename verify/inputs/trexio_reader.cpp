@@ -238,6 +238,9 @@ ReadMolecule read_trexio(const std::string& path) {
     if (!(std::isfinite(exponent[k]) && exponent[k] > 0.0) || !std::isfinite(coefficient[k] * prim_factor[k]))
       f.fail("primitive " + std::to_string(k) + " has an exponent not positive or a coefficient not finite");
     auto& shell = by_file[static_cast<std::size_t>(s)];
+    if (shell.exponents.size() == static_cast<std::size_t>(kMaxPrimitivesPerShell))
+      f.fail("shell " + std::to_string(s) + " has more than " + std::to_string(kMaxPrimitivesPerShell) +
+             " primitives");
     shell.exponents.push_back(exponent[k]);
     weights[static_cast<std::size_t>(s)].push_back(coefficient[k] * prim_factor[k]);
     shell.coefficients.push_back(coefficient[k] * prim_factor[k] / primitive_norm(shell.l, exponent[k]));
