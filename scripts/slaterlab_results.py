@@ -41,7 +41,7 @@ EXPERIMENT_FIELDS = ("workload", "n", "moves", "checkpoint_every", "seed", "acce
 STRATEGY_FIELDS = ("name", "precision", "epsilon", "recompute_every", "breakdown", "k",
                    "variant")
 # VMC run attributes that describe the run; its summary follows from summary_keys.
-VMC_FIELDS = ("n", "alpha", "omega", "orbitals", "grid", "scheme", "strategy", "step",
+VMC_FIELDS = ("system", "n", "n_down", "file", "source", "alpha", "omega", "orbitals", "grid", "scheme", "strategy", "step",
               "target_acceptance", "walkers", "equilibration_sweeps", "sweeps", "seed",
               "reference_run")
 

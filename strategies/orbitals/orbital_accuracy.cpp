@@ -1,6 +1,5 @@
 #include "slaterlab/strategies/orbitals/orbital_accuracy.hpp"
 
-#include "slaterlab/strategies/orbitals/bspline.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,8 +2,9 @@
 
 // Per walker w (stream first_stream + w of the caller's random factory;
 // spin s > 0 of it on spin_stream(stream, s)):
-//   1. place_random(initial_width) (3N normals), or in a periodic cell
-//      place_uniform(cell length) (3N uniforms);
+//   1. place_random(initial_width) (3N normals), in a periodic cell
+//      place_uniform(cell length) (3N uniforms), around a molecule's nuclei
+//      place_near_nuclei(nuclei, initial_width) (N x (1 uniform, 3 normals));
 //   2. equilibration_sweeps sweeps, discarded; with tune_step the step is
 //      updated after every block of tuner.block sweeps (step_tuner.hpp) and
 //      frozen at the end;
@@ -45,15 +46,16 @@ namespace {
 // bytes, far from the small ids walkers use.
 constexpr std::uint64_t kSpinStreams = 0x5350494E00000000ULL;
 
-/// The walkers of one configuration, one per spin, sharing the orbital set.
+/// The walkers of one configuration, one per spin, each on its spin's orbitals.
 using SpinWalkers = std::vector<std::unique_ptr<Walker>>;
 
 SpinWalkers make_walkers(const VmcConfig& config, const Hamiltonian& hamiltonian,
-                         const OrbitalSet& orbitals, const StrategySpec& strategy,
+                         const SpinOrbitals& orbitals, const StrategySpec& strategy,
                          const RandomFactory& random, std::uint64_t stream) {
   SpinWalkers walkers;
   for (int s = 0; s < config.spins; ++s) {
-    auto w = std::make_unique<Walker>(orbitals, make_updater(strategy.name, strategy.options),
+    auto w = std::make_unique<Walker>(*orbitals[std::size_t(s)],
+                                      make_updater(strategy.name, strategy.options),
                                       random(spin_stream(stream, s)), config.omega);
     w->set_flush_each_sweep(config.flush_each_sweep);
     w->set_cell(hamiltonian.cell_length());
@@ -66,6 +68,8 @@ void place(SpinWalkers& walkers, const VmcConfig& config, const Hamiltonian& ham
   for (auto& w : walkers) {
     if (hamiltonian.cell_length() > 0.0) {
       w->place_uniform(hamiltonian.cell_length());
+    } else if (!hamiltonian.nuclei().empty()) {
+      w->place_near_nuclei(hamiltonian.nuclei(), config.initial_width);
     } else {
       w->place_random(config.initial_width);
     }
@@ -85,18 +89,21 @@ LocalEnergy local_energy(const SpinWalkers& walkers, const Hamiltonian& hamilton
     e.total = e.kinetic + hamiltonian.potential(walkers[0]->positions());
     return e;
   }
-  const Eigen::Index n = walkers[0]->size();
-  Eigen::Matrix3Xd all(3, n * Eigen::Index(walkers.size()));
-  for (std::size_t s = 0; s < walkers.size(); ++s) {
-    e.kinetic += walkers[s]->kinetic_energy();
-    all.middleCols(Eigen::Index(s) * n, n) = walkers[s]->positions();
+  Eigen::Index electrons = 0;
+  for (const auto& w : walkers) electrons += w->size();
+  Eigen::Matrix3Xd all(3, electrons);
+  Eigen::Index first = 0;
+  for (const auto& w : walkers) {
+    e.kinetic += w->kinetic_energy();
+    all.middleCols(first, w->size()) = w->positions();
+    first += w->size();
   }
   e.total = e.kinetic + hamiltonian.potential(all);
   return e;
 }
 
-/// Compares one sweep of the subject with its reference (spin `spin`, whose
-/// electrons are numbered from spin * N in the configuration). Returns false
+/// Compares one sweep of the subject with its reference (one spin, whose
+/// electrons are numbered from first_electron in the configuration). Returns false
 /// (and fills the divergence point) at the first electron whose decision
 /// differs; ratios are compared up to and including that electron, the ones
 /// after it were taken in different configurations (pbp) or no longer matter.
@@ -135,6 +142,28 @@ WalkerCounts total_counts(const SpinWalkers& walkers) {
   return c;
 }
 
+/// The same set for every spin of the config (validated later).
+SpinOrbitals every_spin(const VmcConfig& config, const OrbitalSet& orbitals) {
+  return SpinOrbitals(std::size_t(std::max(config.spins, 0)), &orbitals);
+}
+
+SpinOrbitals reference_orbitals(const VmcConfig& config, const ReferenceSpec& reference) {
+  if (reference.orbitals.size() == 1 && reference.orbitals[0])
+    return every_spin(config, *reference.orbitals[0]);
+  return reference.orbitals;
+}
+
+void require_one_per_spin(const VmcConfig& config, const SpinOrbitals& orbitals,
+                          const std::string& whose) {
+  const bool complete =
+      orbitals.size() == std::size_t(config.spins) &&
+      std::none_of(orbitals.begin(), orbitals.end(), [](const OrbitalSet* o) { return !o; });
+  if (!complete)
+    throw std::invalid_argument("vmc: " + whose + "orbital sets must be one per spin (" +
+                                std::to_string(config.spins) + "), got " +
+                                std::to_string(orbitals.size()));
+}
+
 }  // namespace
 
 std::shared_ptr<const Hamiltonian> hamiltonian_of(const VmcConfig& config) {
@@ -169,14 +198,14 @@ namespace {
 /// shadow, sweep by sweep.
 class WalkerRun {
  public:
-  WalkerRun(const VmcConfig& config, std::uint64_t stream, const OrbitalSet& orbitals,
+  WalkerRun(const VmcConfig& config, std::uint64_t stream, const SpinOrbitals& orbitals,
             const StrategySpec& strategy, const RandomFactory& random, const ReferenceSpec* reference,
             WalkerResult& result)
       : config_(config), hamiltonian_(hamiltonian_of(config)), result_(result) {
     walkers_ = make_walkers(config, *hamiltonian_, orbitals, strategy, random, stream);
     if (reference) {
-      shadows_ = make_walkers(config, *hamiltonian_, *reference->orbitals, reference->strategy,
-                              random, stream);
+      shadows_ = make_walkers(config, *hamiltonian_, reference_orbitals(config, *reference),
+                              reference->strategy, random, stream);
       result_.divergence.compared = true;
     }
     place(walkers_, config, *hamiltonian_);
@@ -243,14 +272,16 @@ class WalkerRun {
       return;
     }
     ++result_.divergence.lockstep_sweeps;
-    const std::int64_t n = walkers_[0]->size();
-    const std::int64_t electrons = n * std::int64_t(walkers_.size());
+    std::int64_t electrons = 0;
+    for (const auto& w : walkers_) electrons += w->size();
+    std::int64_t first = 0;
     for (std::size_t s = 0; s < walkers_.size(); ++s) {
-      if (!same_decisions(*walkers_[s], *shadows_[s], index, std::int64_t(s) * n, electrons,
+      if (!same_decisions(*walkers_[s], *shadows_[s], index, first, electrons,
                           result_.divergence)) {
         shadows_.clear();
         return;
       }
+      first += walkers_[s]->size();
     }
   }
 
@@ -264,15 +295,21 @@ class WalkerRun {
 
 }  // namespace
 
-WalkerResult run_walker(const VmcConfig& config, int index, const OrbitalSet& orbitals,
+WalkerResult run_walker(const VmcConfig& config, int index, const SpinOrbitals& orbitals,
                         const StrategySpec& strategy, const RandomFactory& random,
                         const ReferenceSpec* reference) {
   config.validate();
   if (index < 0 || index >= config.walkers)
     throw std::invalid_argument("vmc: walker index " + std::to_string(index) + " out of range");
   if (!random) throw std::invalid_argument("vmc: no random factory");
-  if (reference && (!reference->orbitals || reference->orbitals->size() != orbitals.size()))
-    throw std::invalid_argument("vmc: the reference needs an orbital set of the same size");
+  require_one_per_spin(config, orbitals, "");
+  if (reference) {
+    const SpinOrbitals twin = reference_orbitals(config, *reference);
+    require_one_per_spin(config, twin, "the reference's ");
+    for (std::size_t s = 0; s < twin.size(); ++s)
+      if (twin[s]->size() != orbitals[s]->size())
+        throw std::invalid_argument("vmc: the reference needs orbital sets of the same sizes");
+  }
 
   WalkerResult result;
   result.stream = config.first_stream + static_cast<std::uint64_t>(index);
@@ -301,12 +338,25 @@ WalkerResult run_walker(const VmcConfig& config, int index, const OrbitalSet& or
   return result;
 }
 
+WalkerResult run_walker(const VmcConfig& config, int index, const OrbitalSet& orbitals,
+                        const StrategySpec& strategy, const RandomFactory& random,
+                        const ReferenceSpec* reference) {
+  return run_walker(config, index, every_spin(config, orbitals), strategy, random, reference);
+}
+
 VmcResult run_vmc(const VmcConfig& config, const OrbitalSet& orbitals, const StrategySpec& strategy,
                   const RandomFactory& random, const ReferenceSpec* reference) {
+  return run_vmc(config, every_spin(config, orbitals), strategy, random, reference);
+}
+
+VmcResult run_vmc(const VmcConfig& config, const SpinOrbitals& orbitals,
+                  const StrategySpec& strategy, const RandomFactory& random,
+                  const ReferenceSpec* reference) {
   config.validate();
+  require_one_per_spin(config, orbitals, "");
   VmcResult result;
   result.config = config;
-  result.orbitals = orbitals.label();
+  result.orbitals = orbitals.front()->label();
   result.strategy = make_updater(strategy.name, strategy.options)->label();
   for (int w = 0; w < config.walkers; ++w)
     result.walkers.push_back(run_walker(config, w, orbitals, strategy, random, reference));

@@ -40,14 +40,14 @@ struct VmcConfig {
   double omega = 1.0;                      ///< trap frequency w (when hamiltonian is null)
   /// The potential and cell (hamiltonian.hpp); null: the trap of omega.
   std::shared_ptr<const Hamiltonian> hamiltonian;
-  /// Determinants sampled, one per spin, each of the orbital set's N
-  /// electrons: 1 (spin-polarised) or 2 (up and down, unpolarised). Without
-  /// a Jastrow factor |D_up D_down|^2 factorises, so each spin is an
-  /// independent walker on its own stream; the potential couples them.
+  /// Determinants sampled, one per spin, each of its orbital set's N
+  /// electrons: 1 (spin-polarised) or 2 (up and down). Without a Jastrow
+  /// factor |D_up D_down|^2 factorises, so each spin is an independent
+  /// walker on its own stream; the potential couples them.
   int spins = 1;
   int walkers = 1;
   std::uint64_t first_stream = 0;          ///< walker w reads stream first_stream + w
-  double initial_width = 1.0;              ///< initial positions: width * N(0, 1)
+  double initial_width = 1.0;              ///< initial positions: width * N(0, 1) (around the nuclei, if any)
   std::int64_t equilibration_sweeps = 100; ///< discarded
   std::int64_t sweeps = 1000;              ///< measured, one E_L each
   double step = 1.0;                       ///< initial (tune_step) or fixed step
@@ -59,9 +59,16 @@ struct VmcConfig {
   void validate() const;
 };
 
-/// The lockstep reference of a run. The orbital set must outlive the run.
+/// The orbital set of each spin's determinant, spin 0 first: config.spins
+/// sets, each of as many orbitals as that spin has electrons. The spins'
+/// sets may differ (an open-shell molecule: other sizes, other orbitals);
+/// one set for every spin is the overload without SpinOrbitals.
+using SpinOrbitals = std::vector<const OrbitalSet*>;
+
+/// The lockstep reference of a run: its orbital sets, one per spin or one
+/// for every spin, each of the subject's size. They must outlive the run.
 struct ReferenceSpec {
-  const OrbitalSet* orbitals = nullptr;
+  SpinOrbitals orbitals;
   StrategySpec strategy{"sm", {}};
 };
 
@@ -125,14 +132,21 @@ std::uint64_t spin_stream(std::uint64_t stream, int spin);
 /// store walkers one by one or run them concurrently (calls for different
 /// indices share only the orbital sets, whose const methods must then be
 /// thread safe, as the analytic ones are, and the random factory). Throws
-/// std::invalid_argument for a bad config, index or strategy, and
+/// std::invalid_argument for a bad config, index or strategy, orbital sets
+/// that are not one per spin (or a reference's of other sizes), and
 /// SingularMatrixError when the initial configuration is singular; a
 /// strategy failing later is reported in WalkerResult::failure.
+WalkerResult run_walker(const VmcConfig& config, int index, const SpinOrbitals& orbitals,
+                        const StrategySpec& strategy, const RandomFactory& random,
+                        const ReferenceSpec* reference = nullptr);
 WalkerResult run_walker(const VmcConfig& config, int index, const OrbitalSet& orbitals,
                         const StrategySpec& strategy, const RandomFactory& random,
                         const ReferenceSpec* reference = nullptr);
 
-/// Runs every walker in turn.
+/// Runs every walker in turn (VmcResult::orbitals is spin 0's label).
+VmcResult run_vmc(const VmcConfig& config, const SpinOrbitals& orbitals,
+                  const StrategySpec& strategy, const RandomFactory& random,
+                  const ReferenceSpec* reference = nullptr);
 VmcResult run_vmc(const VmcConfig& config, const OrbitalSet& orbitals, const StrategySpec& strategy,
                   const RandomFactory& random, const ReferenceSpec* reference = nullptr);
 

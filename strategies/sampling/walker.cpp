@@ -20,6 +20,7 @@
 #include <string>
 
 #include "slaterlab/strategies/sampling/local_energy.hpp"
+#include "slaterlab/strategies/sampling/molecular_start.hpp"
 
 namespace slaterlab {
 
@@ -67,6 +68,10 @@ void Walker::place_uniform(double cell_length) {
   for (Eigen::Index j = 0; j < size(); ++j)
     for (int d = 0; d < 3; ++d) r(d, j) = cell_length * (random_->uniform() - 0.5);
   place(r);
+}
+
+void Walker::place_near_nuclei(const std::vector<Nucleus>& nuclei, double width) {
+  place(positions_near_nuclei(size(), nuclei, width, *random_));
 }
 
 void Walker::set_cell(double cell_length) {

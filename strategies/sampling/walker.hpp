@@ -15,6 +15,7 @@
 // lets two walkers with equal streams run in lockstep):
 //   place_random:     3N normals, electron 0's x, y, z first.
 //   place_uniform:    3N uniforms, electron 0's x, y, z first.
+//   place_near_nuclei: per electron 1 uniform, 3 normals (molecular_start.hpp).
 //   pbp:              per electron j = 0..N-1: 3 normals (x, y, z), 1 uniform.
 //   qs, qs-batched:   3N normals (electron 0's x, y, z first), then N uniforms.
 // The strategy calls per sweep of each scheme are listed in walker.cpp.
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "slaterlab/strategies/determinant/determinant_updater.hpp"
+#include "slaterlab/strategies/orbitals/molecular_orbitals.hpp"
 #include "slaterlab/strategies/orbitals/orbital_set.hpp"
 #include "slaterlab/strategies/sampling/random_source.hpp"
 #include "slaterlab/strategies/sampling/scheme.hpp"
@@ -64,6 +66,9 @@ class Walker {
   /// cell_length (3N uniforms). Throws std::invalid_argument for an L that
   /// is not finite and positive.
   void place_uniform(double cell_length);
+  /// Starts each electron at width * N(0, 1) around a nucleus drawn in
+  /// proportion to its charge (positions_near_nuclei, molecular_start.hpp).
+  void place_near_nuclei(const std::vector<Nucleus>& nuclei, double width);
   /// Wraps every trial position into [-L/2, L/2)^3 (L > 0), or not (L = 0).
   /// Throws std::invalid_argument for a negative or non-finite L.
   void set_cell(double cell_length);

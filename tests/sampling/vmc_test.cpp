@@ -197,7 +197,7 @@ TEST(VmcDivergence, DoubleAgainstItselfNeverDiverges) {
   c.step = 0.6;
   for (Scheme scheme : {Scheme::pbp, Scheme::qs, Scheme::qs_batched}) {
     c.scheme = scheme;
-    const ReferenceSpec ref{&orbitals, spec("sm")};
+    const ReferenceSpec ref{{&orbitals}, spec("sm")};
     const VmcResult r = run_vmc(c, orbitals, spec("sm"), rng_factory(9), &ref);
     for (const auto& w : r.walkers) {
       EXPECT_TRUE(w.divergence.compared);
@@ -218,7 +218,7 @@ TEST(VmcDivergence, FloatAgainstDoubleReference) {
   c.equilibration_sweeps = 20;
   c.sweeps = 300;
   c.step = 0.6;
-  const ReferenceSpec ref{&orbitals, spec("sm")};
+  const ReferenceSpec ref{{&orbitals}, spec("sm")};
   const VmcResult r = run_vmc(c, orbitals, spec("sm", Precision::single), rng_factory(9), &ref);
   for (const auto& w : r.walkers) {
     const Divergence& d = w.divergence;
@@ -249,7 +249,7 @@ TEST(VmcDivergence, PerturbedReferenceDivergesAndIsLocated) {
   c.equilibration_sweeps = 0;
   c.sweeps = 500;
   c.step = 0.8;
-  const ReferenceSpec ref{&other, spec("sm")};
+  const ReferenceSpec ref{{&other}, spec("sm")};
   const VmcResult r = run_vmc(c, orbitals, spec("sm"), rng_factory(4), &ref);
   for (const auto& w : r.walkers) {
     const Divergence& d = w.divergence;
@@ -294,7 +294,7 @@ TEST(VmcFailure, StrategyFailureIsReportedNotThrown) {
   // The subject survives a failing reference; the comparison just stops.
   FailingOrbitals failing_ref(4, 1 + 4 * 5 + 1);
   HarmonicOscillatorOrbitals good(4, 1.0);
-  const ReferenceSpec ref{&failing_ref, spec("sm")};
+  const ReferenceSpec ref{{&failing_ref}, spec("sm")};
   const WalkerResult s = run_walker(c, 0, good, spec("sm"), rng_factory(1), &ref);
   EXPECT_TRUE(s.failure.empty());
   EXPECT_EQ(s.energy.size(), 100u);
@@ -322,7 +322,7 @@ TEST(VmcConfig, Validation) {
   EXPECT_THROW(run_vmc(c, orbitals, spec("no-such"), rng_factory(1)), std::invalid_argument);
   EXPECT_THROW(run_walker(c, 1, orbitals, spec("sm"), rng_factory(1)), std::invalid_argument);
   HarmonicOscillatorOrbitals wrong(10, 1.0);
-  const ReferenceSpec ref{&wrong, spec("sm")};
+  const ReferenceSpec ref{{&wrong}, spec("sm")};
   EXPECT_THROW(run_vmc(c, orbitals, spec("sm"), rng_factory(1), &ref), std::invalid_argument);
 }
 

@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -16,6 +15,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include "verify/inputs/molecule_experiment.hpp"
 #include "verify/inputs/replay.hpp"
 #include "verify/inputs/workload_registry.hpp"
 #include "slaterlab/strategies/sampling/scheme.hpp"
@@ -46,14 +46,14 @@ const std::vector<std::string> kExperimentKeys = {
     "seed",  "acceptance",     "acceptance_rate", "electron_order", "kappa", "mode",
     "delta", "eta",            "chain",          "hold",            "singular", "file",
     "alpha", "rank",           "shift",          "repeats",  "rs",    "polarised",
-    "orbitals", "grid",  "scheme"};
+    "orbitals", "grid",  "scheme", "spin", "cycles"};
 const std::vector<std::string> kStrategyKeys = {"name",      "label", "precision", "recompute_every",
                                                 "breakdown", "k",     "variant",   "library",
                                                 "options"};
 // Keys whose value may be a list: the entry expands to one per element
 // (the cartesian product when several are lists).
-const std::set<std::string> kExperimentListKeys = {"n",   "kappa",    "workload", "mode",
-                                                   "delta", "rs", "orbitals", "scheme"};
+const std::set<std::string> kExperimentListKeys = {"n",    "kappa", "workload", "mode", "delta",
+                                                   "rs",   "orbitals", "scheme", "spin", "file", "cycles"};
 const std::set<std::string> kStrategyListKeys = {"precision", "k", "variant", "recompute_every"};
 
 // ---- input bounds ----------------------------------------------------------
@@ -141,8 +141,6 @@ void check_input_bounds(const std::string& text, const std::string& source) {
   }
 }
 
-// ---- list expansion --------------------------------------------------------
-
 // ---- overrides -------------------------------------------------------------
 
 toml::node_view<toml::node> parse_value_holder(toml::table& holder, const std::string& value) {
@@ -197,9 +195,7 @@ ReplayShape resolve_replay(const toml::table& t, WorkloadSpec& w, const std::str
                            const std::string& where) {
   if (w.kind != "replay") fail(where, "'file' is only used with workload = \"replay\"");
   if (!t.contains("file")) fail(where, "workload \"replay\" needs 'file' (the HDF5 file to replay)");
-  std::filesystem::path file = get_string(t, "file", "", where);
-  if (file.is_relative()) file = std::filesystem::path(source).parent_path() / file;
-  w.file = std::filesystem::absolute(file).lexically_normal().string();
+  w.file = get_study_path(t, "file", source, where);
   try {
     return read_replay_shape(w.file);
   } catch (const ReplayError& error) {
@@ -215,12 +211,21 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
   ExperimentConfig e;
   WorkloadSpec& w = e.workload;
   w.kind = get_string(t, "workload", "gaussian", where);
-  // A replay takes N (and by default the number of moves) from its file.
+  // A replay or a molecule takes N (a replay also the moves) from its file.
   std::optional<ReplayShape> replay;
-  if (w.kind == "replay" || t.contains("file")) replay = resolve_replay(t, w, source, where);
-  if (!t.contains("n") && !replay) fail(where, "missing 'n' (matrix size)");
+  std::optional<std::int64_t> file_n;
+  if (w.kind == "molecule") {
+    file_n = parse_molecule_experiment(t, w, source, where);
+  } else if (w.kind == "replay" || t.contains("file")) {
+    replay = resolve_replay(t, w, source, where);
+    file_n = replay->n;
+  }
+  if (!t.contains("n") && !file_n) fail(where, "missing 'n' (matrix size)");
   const std::int64_t n = t.contains("n") ? get_int<std::int64_t>(t, "n", 0, where, {1, kMaxN})
-                                         : replay->n;
+                                         : *file_n;
+  if (w.kind == "molecule" && n != *file_n)
+    fail(where, fmt::format("'n' = {} but {} has {} spin-{} electrons (omit 'n')", n, w.file,
+                            *file_n, w.spin));
   if (replay && n != replay->n) {
     fail(where, fmt::format("'n' = {} does not match N = {} of the replay file {} (omit 'n')", n,
                             replay->n, w.file));
@@ -240,12 +245,18 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
   w.shift = get_double(t, "shift", w.shift, where, NumberRange{0.0, 1.0});
   w.singular = get_bool(t, "singular", w.singular, where);
   // Keys of one kind are refused for another, never silently ignored.
-  const bool walk = w.kind == "slater" || w.kind == "electron-gas";
-  for (const char* key : {"rs", "polarised", "orbitals", "grid"})
+  const bool walk = w.kind == "slater" || w.kind == "electron-gas" || w.kind == "molecule";
+  for (const char* key : {"rs", "polarised", "grid"})
     if (t.contains(key) && w.kind != "electron-gas")
       fail(where, fmt::format("'{}' applies to workload = \"electron-gas\" only", key));
+  for (const char* key : {"spin", "cycles"})
+    if (t.contains(key) && w.kind != "molecule")
+      fail(where, fmt::format("'{}' applies to workload = \"molecule\" only", key));
+  if (t.contains("orbitals") && w.kind != "electron-gas" && w.kind != "molecule")
+    fail(where, "'orbitals' applies to workload = \"electron-gas\" and \"molecule\" only");
   if (t.contains("scheme") && !walk)
-    fail(where, "'scheme' applies to the walks of workload = \"slater\" and \"electron-gas\" only");
+    fail(where, "'scheme' applies to the walks of workload = \"slater\", \"electron-gas\" and "
+                "\"molecule\" only");
   w.rs = get_double(t, "rs", w.rs, where);
   w.polarised = get_bool(t, "polarised", w.polarised, where);
   w.orbitals = get_string(t, "orbitals", w.orbitals, where);
@@ -254,7 +265,8 @@ ExperimentConfig parse_experiment(const toml::table& t, const StudyConfig& study
   // A gas walk's natural step is the Wigner-Seitz radius, not small-step's delta.
   if (w.kind == "electron-gas" && !t.contains("delta")) w.delta = w.rs;
 
-  std::string default_name = fmt::format("{}-n{}", w.kind, n);
+  std::string default_name =
+      w.kind == "molecule" ? molecule_experiment_name(w) : fmt::format("{}-n{}", w.kind, n);
   if (w.kind == "randsvd" || w.kind == "randsvd-step") default_name += "-kappa" + number_text(w.kappa);
   if (w.kind == "electron-gas")
     default_name += "-rs" + number_text(w.rs) + (w.orbitals == "analytic" ? "" : "-" + w.orbitals);
@@ -376,6 +388,7 @@ toml::table resolved(const StudyConfig& s) {
       entry.insert("orbitals", w.orbitals);
       entry.insert("grid", std::int64_t(w.grid));
     }
+    if (w.kind == "molecule") insert_molecule_keys(w, entry);
     if (w.scheme != "pbp") entry.insert("scheme", w.scheme);
     if (!w.file.empty()) entry.insert("file", w.file);
     experiments.push_back(std::move(entry));
@@ -456,7 +469,7 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
     const std::string where = fmt::format("{}: vmc[{}]", source, i);
     check_keys(vmc_entries[i], kVmcKeys, where);
     for (const auto& t : expand(vmc_entries[i], kVmcListKeys, where)) {
-      study.vmc.push_back(parse_vmc(t, study.seed, where));
+      study.vmc.push_back(parse_vmc(t, study.seed, source, where));
     }
   }
   const auto experiment_entries = entries(root, "experiment", source);
@@ -508,7 +521,7 @@ StudyConfig parse_study(const std::string& toml_text, const std::string& source,
       const auto cycle_kinds = known_cycle_workloads();
       const bool cycles =
           std::find(cycle_kinds.begin(), cycle_kinds.end(), w.kind) != cycle_kinds.end() ||
-          w.scheme == "qs" || w.kind == "replay";
+          w.scheme == "qs" || w.excitations || w.kind == "replay";
       if (!cycles) {
         fail(source, fmt::format("strategy '{}' takes whole update cycles only (its kernel has no "
                                  "ratio, accept or reject), but experiment '{}' makes single moves",

@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "slaterlab/strategies/sampling/hamiltonian.hpp"
+#include "slaterlab/strategies/sampling/molecular_start.hpp"
+#include "verify/inputs/molecule_cache.hpp"
 #include "slaterlab/strategies/sampling/scheme.hpp"
 #include "verify/inputs/walk_workloads.hpp"
 
@@ -18,9 +20,10 @@ VmcConfig sampler_config(const VmcRunConfig& v) {
   c.scheme = parse_scheme(v.scheme);
   c.omega = v.omega;
   if (v.electron_gas()) c.hamiltonian = std::make_shared<const ElectronGasPotential>(v.cell_length(), v.interacting);
+  if (v.molecule()) c.hamiltonian = std::make_shared<const MolecularPotential>(load_molecule(v.file)->nuclei);
   c.spins = v.spins();
   c.walkers = v.walkers;
-  c.initial_width = 1.0 / std::sqrt(v.alpha);
+  c.initial_width = v.molecule() ? kNuclearStartWidth : 1.0 / std::sqrt(v.alpha);
   c.equilibration_sweeps = v.equilibration;
   c.sweeps = v.sweeps;
   c.step = v.step;

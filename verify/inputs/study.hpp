@@ -35,17 +35,24 @@ struct ExperimentConfig {
 /// an orbital set and a determinant strategy. Systems: "harmonic-trap", N
 /// fermions in a trap (n electrons, alpha, omega); "electron-gas", the
 /// homogeneous electron gas in a periodic cube (docs/electron-gas.md: n
-/// electrons per spin, a closed shell; rs, polarised, interacting).
+/// electrons per spin, a closed shell; rs, polarised, interacting);
+/// "molecule", the reference determinant of a wavefunction file with the
+/// molecular Coulomb Hamiltonian (docs/molecule-studies.md: n spin-up and
+/// n_down spin-down electrons, from the file).
 struct VmcRunConfig {
   std::string name;
-  std::string system = "harmonic-trap";  // harmonic-trap | electron-gas
-  Eigen::Index n = 0;                  // electrons (trap), electrons per spin (gas)
+  std::string system = "harmonic-trap";  // harmonic-trap | electron-gas | molecule
+  Eigen::Index n = 0;                  // electrons (trap), per spin (gas), spin-up (molecule)
+  Eigen::Index n_down = 0;             // molecule: spin-down electrons
+  std::string file;                    // molecule: the wavefunction file, absolute
+  double exact_energy = 0.0;           // molecule: the study's exact energy, or the file's
   double alpha = 1.0;                  // trap: trial-orbital frequency
   double omega = 1.0;                  // trap: trap frequency
   double rs = 1.0;                     // gas: Wigner-Seitz radius (bohr)
   bool polarised = false;              // gas: one spin (n electrons) or two (2n)
   bool interacting = true;             // gas: Ewald electron-electron energy, or none
-  std::string orbitals = "analytic";   // analytic | bspline-double | bspline-float (| -cuda)
+  std::string orbitals = "analytic";   // analytic | bspline-double | bspline-float (| -cuda);
+                                       // molecule: double | float
   Eigen::Index grid = 0;               // B-spline points per dimension; 0 = the box rule's default
   std::string scheme = "pbp";          // pbp | qs | qs-batched
   double step = 1.0;                   // fixed step, or where tuning starts
@@ -60,8 +67,12 @@ struct VmcRunConfig {
   bool divergence = true;
 
   bool electron_gas() const { return system == "electron-gas"; }
-  /// Determinants sampled: 2 for the unpolarised gas, else 1.
-  int spins() const { return electron_gas() && !polarised ? 2 : 1; }
+  bool molecule() const { return system == "molecule"; }
+  /// Determinants sampled: 2 for the unpolarised gas and a molecule with
+  /// spin-down electrons, else 1.
+  int spins() const {
+    return (electron_gas() && !polarised) || (molecule() && n_down > 0) ? 2 : 1;
+  }
   /// Side of the gas's cell, (4 pi N_total / 3)^(1/3) rs; 0 for the trap.
   double cell_length() const;
 };

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <initializer_list>
 #include <limits>
 #include <set>
@@ -174,6 +175,16 @@ inline std::string get_string(const toml::table& t, const std::string& key, cons
   if (!n) return fallback;
   if (auto v = n->value_exact<std::string>()) return *v;
   fail(where, "'" + key + "' must be a string, got " + type_name(*n));
+}
+
+/// The file a study names under `key` (a string): a relative path is taken
+/// from the directory of the study file `source`; returned absolute and
+/// normalised, so that a run reads the same file from any directory.
+inline std::string get_study_path(const toml::table& t, const std::string& key,
+                                  const std::string& source, const std::string& where) {
+  std::filesystem::path file = get_string(t, key, "", where);
+  if (file.is_relative()) file = std::filesystem::path(source).parent_path() / file;
+  return std::filesystem::absolute(file).lexically_normal().string();
 }
 
 /// `text` with control characters written as \xNN, for a one-line message.

@@ -1,8 +1,9 @@
 // The [[vmc]] entries of a study (contract: config.hpp, VmcRunConfig; keys:
 // docs/experiment-files.md). A key belongs to a system: alpha and omega to
-// the trap, rs, polarised and interacting to the electron gas; a key of the
-// other system is refused rather than ignored, so that a run never means
-// something other than what its file says.
+// the trap, rs, polarised and interacting to the electron gas, file and
+// exact_energy to a molecule (whose n comes from its file); a key of another
+// system is refused rather than ignored, so that a run never means something
+// other than what its file says.
 
 #include <fmt/format.h>
 
@@ -12,6 +13,7 @@
 #include "slaterlab/strategies/orbitals/cuda/device_orbitals.hpp"
 #include "slaterlab/strategies/orbitals/electron_gas.hpp"
 #include "slaterlab/strategies/sampling/scheme.hpp"
+#include "verify/inputs/molecule_cache.hpp"
 #include "verify/inputs/strategy_config.hpp"
 #include "verify/inputs/vmc_config.hpp"
 #include "verify/inputs/toml_access.hpp"
@@ -24,18 +26,23 @@ const std::vector<std::string> kVmcKeys = {
     "name",      "system",  "n",       "alpha",   "omega",     "rs",       "polarised",
     "interacting", "orbitals", "grid", "scheme",  "step",      "target_acceptance",
     "strategy",  "precision", "k",     "variant", "recompute_every", "breakdown",
-    "walkers",   "sweeps",  "equilibration", "seed", "divergence"};
+    "walkers",   "sweeps",  "equilibration", "seed", "divergence", "file", "exact_energy"};
 const std::set<std::string> kVmcListKeys = {"n",    "alpha",    "orbitals",  "scheme", "grid",
                                             "step", "strategy", "precision", "k",      "rs",
-                                            "polarised"};
+                                            "polarised", "file"};
 
 namespace {
 
-const std::vector<std::string> kSystems = {"harmonic-trap", "electron-gas"};
+const std::vector<std::string> kSystems = {"harmonic-trap", "electron-gas", "molecule"};
 const std::vector<std::string> kOrbitalSets = {"analytic", "bspline-double", "bspline-float",
                                                "bspline-double-cuda", "bspline-float-cuda"};
+const std::vector<std::string> kMoleculeOrbitals = {"double", "float"};
 const std::vector<std::string> kTrapOnlyKeys = {"alpha", "omega"};
 const std::vector<std::string> kGasOnlyKeys = {"rs", "polarised", "interacting"};
+// A molecule's electrons and orbitals come from its file.
+const std::vector<std::string> kNotForMolecules = {"n", "grid", "alpha", "omega", "rs",
+                                                   "polarised", "interacting"};
+const std::vector<std::string> kMoleculeOnlyKeys = {"file", "exact_energy"};
 
 void refuse_keys_of_other_system(const toml::table& t, const std::vector<std::string>& keys,
                                  const std::string& system, const std::string& where) {
@@ -54,17 +61,62 @@ void require_gas_closed_shell(Eigen::Index n, const std::string& where) {
   }
 }
 
+/// system = "molecule": the file (read here, once: its electrons size the
+/// run), its electrons per spin and the exact energy (the study's, or the file's).
+void parse_molecule(const toml::table& t, VmcRunConfig& v, const std::string& source,
+                    const std::string& where) {
+  refuse_keys_of_other_system(t, kNotForMolecules, v.system, where);
+  if (!t.contains("file"))
+    fail(where, "system = \"molecule\" needs 'file' (a wavefunction file: Molden or TREXIO)");
+  v.file = get_study_path(t, "file", source, where);
+  std::shared_ptr<const MolecularWavefunction> molecule;
+  try {
+    molecule = load_molecule(v.file);
+  } catch (const ConfigError& error) {
+    fail(where, error.what());
+  }
+  v.n = molecule->electrons_up;
+  v.n_down = molecule->electrons_down;
+  if (v.n < 1 || v.n > kMaxN || v.n_down < 0 || v.n_down > kMaxN)
+    fail(where, fmt::format("{}: {} spin-up and {} spin-down electrons; a run needs 1 to {} "
+                            "spin-up electrons (spin-down: 0 to {})",
+                            v.file, v.n, v.n_down, kMaxN, kMaxN));
+  if (t.contains("exact_energy")) {
+    v.exact_energy = get_double(t, "exact_energy", 0.0, where);
+  } else if (molecule->energy) {
+    v.exact_energy = *molecule->energy;
+  } else {
+    fail(where, v.file + " holds no energy: give 'exact_energy' (e.g. the Hartree-Fock energy of "
+                         "its orbitals)");
+  }
+}
+
+/// The part of a run's default name that says which system it samples.
+std::string system_name(const VmcRunConfig& v) {
+  if (v.molecule()) return molecule_stem(v.file);
+  if (v.electron_gas())
+    return fmt::format("gas-n{}-rs{}{}{}", v.n, number_text(v.rs), v.polarised ? "-polarised" : "",
+                       v.interacting ? "" : "-free");
+  return fmt::format("n{}-alpha{}", v.n, number_text(v.alpha));
+}
+
 }  // namespace
 
-VmcRunConfig parse_vmc(const toml::table& t, std::uint64_t study_seed, const std::string& where) {
+VmcRunConfig parse_vmc(const toml::table& t, std::uint64_t study_seed, const std::string& source,
+                       const std::string& where) {
   VmcRunConfig v;
   v.system = get_string(t, "system", v.system, where);
   if (std::find(kSystems.begin(), kSystems.end(), v.system) == kSystems.end())
     fail(where, "unknown system '" + v.system + "'" + suggestion_suffix(v.system, kSystems));
-  if (!t.contains("n")) fail(where, v.electron_gas() ? "missing 'n' (electrons per spin)" : "missing 'n' (electrons)");
-  const auto n = get_int<std::int64_t>(t, "n", 0, where, {1, kMaxN});
-  v.n = n;
-  if (v.electron_gas()) {
+  if (!v.molecule()) {
+    refuse_keys_of_other_system(t, kMoleculeOnlyKeys, v.system, where);
+    if (!t.contains("n"))
+      fail(where, v.electron_gas() ? "missing 'n' (electrons per spin)" : "missing 'n' (electrons)");
+    v.n = get_int<std::int64_t>(t, "n", 0, where, {1, kMaxN});
+  }
+  if (v.molecule()) {
+    parse_molecule(t, v, source, where);
+  } else if (v.electron_gas()) {
     refuse_keys_of_other_system(t, kTrapOnlyKeys, v.system, where);
     require_gas_closed_shell(v.n, where);
     v.rs = get_double(t, "rs", v.rs, where, kPositive);
@@ -75,9 +127,10 @@ VmcRunConfig parse_vmc(const toml::table& t, std::uint64_t study_seed, const std
     v.alpha = get_double(t, "alpha", v.alpha, where, kPositive);
     v.omega = get_double(t, "omega", v.omega, where, kPositive);
   }
-  v.orbitals = get_string(t, "orbitals", v.orbitals, where);
-  if (std::find(kOrbitalSets.begin(), kOrbitalSets.end(), v.orbitals) == kOrbitalSets.end()) {
-    fail(where, "unknown orbitals '" + v.orbitals + "'" + suggestion_suffix(v.orbitals, kOrbitalSets));
+  const auto& orbital_sets = v.molecule() ? kMoleculeOrbitals : kOrbitalSets;
+  v.orbitals = get_string(t, "orbitals", v.molecule() ? "double" : v.orbitals, where);
+  if (std::find(orbital_sets.begin(), orbital_sets.end(), v.orbitals) == orbital_sets.end()) {
+    fail(where, "unknown orbitals '" + v.orbitals + "'" + suggestion_suffix(v.orbitals, orbital_sets));
   }
   if (const auto why = orbital_set_unavailable(v.orbitals)) fail(where, *why);
   // The table has grid^3 x n entries: a grid whose cube overflows is refused
@@ -99,10 +152,11 @@ VmcRunConfig parse_vmc(const toml::table& t, std::uint64_t study_seed, const std
       get_int<std::int64_t>(t, "equilibration", v.equilibration, where, {0, kMaxCount});
   // Every walker moves each of its electrons once per sweep.
   const std::int64_t sweeps = v.sweeps + v.equilibration;  // <= 2^54: no overflow
-  checked_count({sweeps, v.walkers, n, v.spins()}, where,
+  const std::int64_t electrons = v.molecule() ? v.n + v.n_down : v.n * v.spins();  // < 2^31
+  checked_count({sweeps, v.walkers, electrons}, where,
                 fmt::format("'sweeps' + 'equilibration' = {} sweeps of 'walkers' = {} walkers of "
                             "{} electrons",
-                            sweeps, v.walkers, n * v.spins()));
+                            sweeps, v.walkers, electrons));
   v.divergence = get_bool(t, "divergence", v.divergence, where);
   toml::table strategy{{"name", get_string(t, "strategy", baseline_strategy(), where)}};
   for (const char* key : {"precision", "k", "variant", "recompute_every", "breakdown"}) {
@@ -110,13 +164,9 @@ VmcRunConfig parse_vmc(const toml::table& t, std::uint64_t study_seed, const std
   }
   v.strategy = parse_strategy(strategy, "", where);  // a VMC strategy loads no library
   const std::string grid = v.grid ? fmt::format("-grid{}", v.grid) : "";
-  const std::string system =
-      v.electron_gas()
-          ? fmt::format("gas-n{}-rs{}{}{}", n, number_text(v.rs), v.polarised ? "-polarised" : "",
-                        v.interacting ? "" : "-free")
-          : fmt::format("n{}-alpha{}", n, number_text(v.alpha));
   const std::string default_name = fmt::format("{}-{}{}-{}-{}-step{}", v.scheme, v.orbitals, grid,
-                                               v.strategy.label, system, number_text(v.step));
+                                               v.strategy.label, system_name(v),
+                                               number_text(v.step));
   v.name = get_name(t, "name", default_name, where);
   v.seed = get_seed(t, "seed", mix_seed(study_seed, v.name), where);
   return v;
@@ -133,7 +183,12 @@ toml::table resolved_vmc(const VmcRunConfig& v) {
       {"recompute_every", std::int64_t(o.recompute_every)}, {"breakdown", o.breakdown},
       {"walkers", v.walkers}, {"sweeps", v.sweeps}, {"equilibration", v.equilibration},
       {"seed", std::int64_t(v.seed)}, {"divergence", v.divergence}};
-  if (v.electron_gas()) {
+  if (v.molecule()) {
+    entry.insert("system", v.system);
+    entry.insert("file", v.file);
+    entry.insert("n_down", std::int64_t(v.n_down));
+    entry.insert("exact_energy", v.exact_energy);
+  } else if (v.electron_gas()) {
     entry.insert("system", v.system);
     entry.insert("rs", v.rs);
     entry.insert("polarised", v.polarised);

@@ -19,8 +19,10 @@ extern const std::vector<std::string> kVmcKeys;
 extern const std::set<std::string> kVmcListKeys;
 
 /// One expanded [[vmc]] entry, validated; its seed, unless given, derives
-/// from study_seed and its name.
-VmcRunConfig parse_vmc(const toml::table& t, std::uint64_t study_seed, const std::string& where);
+/// from study_seed and its name; a relative 'file' is taken from the
+/// directory of the study file `source`.
+VmcRunConfig parse_vmc(const toml::table& t, std::uint64_t study_seed, const std::string& source,
+                       const std::string& where);
 
 /// The resolved form of a VMC run: every key its system uses, defaults filled.
 toml::table resolved_vmc(const VmcRunConfig& v);

@@ -26,6 +26,12 @@
 //   cell, and proposals are wrapped into it. Ratios cluster near 1 for steps
 //   below the interparticle distance, the matrix's conditioning comes from
 //   the orbitals, as in a QMC run of a solid.
+// - molecule: the occupied MOs of one spin of a wavefunction file (its
+//   reference determinant) in double or float; the initial positions are
+//   around the nuclei (positions_near_nuclei). Without a Jastrow factor
+//   |D_up D_down|^2 factorises, so the walk of one spin's determinant
+//   samples that spin's part of |D_up D_down|^2. With cycles = true the
+//   expansion's determinants instead (molecule_cycles.hpp).
 
 #include "verify/inputs/walk_workloads.hpp"
 
@@ -35,10 +41,14 @@
 #include <stdexcept>
 #include <functional>
 #include <numbers>
+#include <numeric>
 
 #include "slaterlab/strategies/orbitals/bspline.hpp"
 #include "slaterlab/strategies/orbitals/electron_gas.hpp"
 #include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
+#include "slaterlab/strategies/sampling/molecular_start.hpp"
+#include "verify/inputs/molecule_cache.hpp"
+#include "verify/inputs/molecule_cycles.hpp"
 #include "verify/inputs/workload_base.hpp"
 
 namespace slaterlab {
@@ -47,6 +57,7 @@ namespace {
 using namespace workload_detail;
 
 const std::vector<std::string> kGasOrbitals = {"analytic", "bspline-double", "bspline-float"};
+const std::vector<std::string> kMoleculeOrbitals = {"double", "float"};
 
 /// Builds the orbital set when the walk starts: a B-spline table may take
 /// seconds and gigabytes, and a study builds every workload once to
@@ -54,13 +65,15 @@ const std::vector<std::string> kGasOrbitals = {"analytic", "bspline-double", "bs
 using OrbitalBuilder = std::function<std::unique_ptr<OrbitalSet>()>;
 
 /// The walk of the file comment, over any orbital set; cell > 0 wraps
-/// positions into [-cell/2, cell/2)^3.
+/// positions into [-cell/2, cell/2)^3; walkers start around `nuclei` when
+/// there are any.
 class OrbitalWalkWorkload final : public WorkloadBase {
  public:
   OrbitalWalkWorkload(const WorkloadSpec& spec, OrbitalBuilder build, double cell,
-                      std::vector<std::pair<std::string, std::string>> parameters)
+                      std::vector<std::pair<std::string, std::string>> parameters,
+                      std::vector<Nucleus> nuclei = {})
       : WorkloadBase(spec), build_(std::move(build)), cell_(cell),
-        parameters_(std::move(parameters)) {
+        parameters_(std::move(parameters)), nuclei_(std::move(nuclei)) {
     // Only where it is not the default, so that a pbp walk's parameters, and
     // a baseline recorded before there were schemes, stay what they were.
     if (spec.scheme != "pbp") parameters_.emplace_back("scheme", spec.scheme);
@@ -99,10 +112,14 @@ class OrbitalWalkWorkload final : public WorkloadBase {
     orbitals_ = build_();
     positions_.resize(3, spec_.n);
     const double width = 1.0 / std::sqrt(spec_.alpha);  // the trap's ground-state spread
-    for (Eigen::Index j = 0; j < spec_.n; ++j)
-      for (int d = 0; d < 3; ++d)
-        positions_(d, j) = cell_ > 0 ? cell_ * (initial_rng_.uniform() - 0.5)
-                                     : width * initial_rng_.normal();
+    if (!nuclei_.empty()) {
+      positions_ = positions_near_nuclei(spec_.n, nuclei_, kNuclearStartWidth, initial_rng_);
+    } else {
+      for (Eigen::Index j = 0; j < spec_.n; ++j)
+        for (int d = 0; d < 3; ++d)
+          positions_(d, j) = cell_ > 0 ? cell_ * (initial_rng_.uniform() - 0.5)
+                                       : width * initial_rng_.normal();
+    }
     Eigen::MatrixXd a;
     orbitals_->evaluate_values(positions_, a);
     return a;
@@ -140,6 +157,7 @@ class OrbitalWalkWorkload final : public WorkloadBase {
   std::unique_ptr<OrbitalSet> orbitals_;
   double cell_;
   std::vector<std::pair<std::string, std::string>> parameters_;
+  std::vector<Nucleus> nuclei_;
   Eigen::Matrix3Xd positions_;
   Eigen::Vector3d pending_position_;
   std::optional<Move> pending_;
@@ -188,10 +206,44 @@ std::unique_ptr<Workload> make_electron_gas_workload(const WorkloadSpec& spec) {
           {"grid", std::to_string(grid)}});
 }
 
+std::unique_ptr<Workload> make_molecule_from_file(const WorkloadSpec& spec) {
+  return make_molecule_workload(spec, load_molecule(spec.file));
+}
+
 }  // namespace
 
+Eigen::Index molecule_electrons(const MolecularWavefunction& molecule, const std::string& spin) {
+  return spin == "down" ? molecule.electrons_down : molecule.electrons_up;
+}
+
+std::unique_ptr<Workload> make_molecule_workload(const WorkloadSpec& spec,
+                                                 std::shared_ptr<const MolecularWavefunction> molecule) {
+  if (!contains(kMoleculeOrbitals, spec.orbitals))
+    bad("unknown orbitals '" + spec.orbitals + "' for molecule (valid: " + join(kMoleculeOrbitals) + ")");
+  const Eigen::Index electrons = molecule_electrons(*molecule, spec.spin);
+  if (electrons != spec.n)
+    bad(spec.file + " has " + std::to_string(electrons) + " spin-" + spec.spin + " electrons, not n = " +
+        std::to_string(spec.n));
+  if (spec.excitations) return make_molecule_cycles(spec, std::move(molecule));
+  const auto precision = spec.orbitals == "float" ? OrbitalPrecision::kFloat : OrbitalPrecision::kDouble;
+  std::vector<int> occupied(static_cast<std::size_t>(spec.n));
+  std::iota(occupied.begin(), occupied.end(), 0);
+  const OrbitalBuilder build = [molecule, spin = spec.spin, occupied, precision]() {
+    const Eigen::MatrixXd& mo = spin == "up" ? molecule->mo_up : molecule->mo_down;
+    return std::make_unique<MolecularOrbitals>(molecule, mo, occupied, precision);
+  };
+  return std::make_unique<OrbitalWalkWorkload>(
+      spec, build, 0.0,
+      std::vector<std::pair<std::string, std::string>>{
+          {"file", spec.file}, {"source", molecule->source}, {"spin", spec.spin},
+          {"delta", to_text(spec.delta)}, {"orbitals", "gaussian-" + spec.orbitals}},
+      molecule->nuclei);
+}
+
 std::vector<WorkloadKind> walk_workloads() {
-  return {{"slater", make_slater_workload, false}, {"electron-gas", make_electron_gas_workload, false}};
+  return {{"slater", make_slater_workload, false},
+          {"electron-gas", make_electron_gas_workload, false},
+          {"molecule", make_molecule_from_file, false, true}};
 }
 
 }  // namespace slaterlab

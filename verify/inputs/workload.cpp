@@ -57,6 +57,9 @@ void validate_workload_fields(const WorkloadSpec& s) {
   if (s.grid < 0) bad("grid must be >= 0, got " + std::to_string(s.grid));
   if (s.scheme != "pbp" && s.scheme != "qs")
     bad("unknown scheme '" + s.scheme + "' (valid: pbp, qs)");
+  if (s.spin != "up" && s.spin != "down") bad("unknown spin '" + s.spin + "' (valid: up, down)");
+  if (s.excitations && s.scheme == "qs")
+    bad("scheme = \"qs\" and cycles = true both make update cycles: choose one");
 }
 
 std::vector<std::string> known_randsvd_modes() { return kModes; }

@@ -84,12 +84,17 @@ struct WorkloadSpec {
   double alpha = 1.0;                   // slater: frequency of the HO orbitals, finite, > 0
   double rs = 1.0;                      // electron-gas: Wigner-Seitz radius, finite, > 0
   bool polarised = false;               // electron-gas: one spin (cell of n electrons) or two (2n)
-  std::string orbitals = "analytic";    // electron-gas: analytic, bspline-double or bspline-float
+  std::string orbitals = "analytic";    // electron-gas: analytic, bspline-double or bspline-float;
+                                        // molecule: double or float
   Eigen::Index grid = 0;                // electron-gas: B-spline points per dimension, 0 = the rule's
-  std::string scheme = "pbp";           // slater, electron-gas: "pbp" (single moves) or "qs"
-                                        // (a sweep's accepted moves as one update cycle)
+  std::string scheme = "pbp";           // slater, electron-gas, molecule: "pbp" (single moves) or
+                                        // "qs" (a sweep's accepted moves as one update cycle)
   bool singular = false;                // exactly singular initial matrix
-  std::string file;                     // replay: the HDF5 file (verify/inputs/replay.hpp)
+  std::string file;                     // replay: the HDF5 file (verify/inputs/replay.hpp);
+                                        // molecule: the wavefunction file (molecule_file.hpp)
+  std::string spin = "up";              // molecule: whose Slater matrices, "up" or "down"
+  bool excitations = false;             // molecule: the expansion's determinants as update
+                                        // cycles (molecule_cycles.hpp), not walk moves
   std::int64_t replay_moves = -1;       // replay: moves the run uses, read from the file's
                                         // start (the plan counts them); -1: all
   Eigen::Index rank = 2;                // excitation-cycles: largest cycle rank, 1..n
@@ -99,12 +104,14 @@ struct WorkloadSpec {
 /// Builds a workload of a registered kind from a validated spec.
 using WorkloadFactory = std::function<std::unique_ptr<Workload>(const WorkloadSpec&)>;
 
-/// A workload kind: its name, its factory, and whether it makes update
-/// cycles (next_cycle) rather than single moves.
+/// A workload kind: its name, its factory, whether it makes update cycles
+/// (next_cycle) rather than single moves, and whether it reads a file
+/// (spec.file), so that it cannot be built from the other fields alone.
 struct WorkloadKind {
   std::string name;
   WorkloadFactory make;
   bool cycles = false;
+  bool reads_file = false;
 };
 
 /// Checks every field a kind may use (ranges, names), whatever the kind, so

@@ -15,14 +15,14 @@ using namespace workload_detail;
 
 /// The registered kinds, in registration order (the built-in ones first).
 struct Registry {
-  std::vector<std::string> kinds, cycle_kinds;
+  std::vector<std::string> kinds, cycle_kinds, file_kinds;
   std::map<std::string, WorkloadFactory> make;
 
   void add(WorkloadKind kind) {
     if (kind.name.empty() || kind.name == "replay" || make.count(kind.name))
       throw std::invalid_argument("workload: the kind '" + kind.name + "' is taken");
     if (!kind.make) throw std::invalid_argument("workload: no factory for the kind '" + kind.name + "'");
-    (kind.cycles ? cycle_kinds : kinds).push_back(kind.name);
+    (kind.reads_file ? file_kinds : kind.cycles ? cycle_kinds : kinds).push_back(kind.name);
     make.emplace(std::move(kind.name), std::move(kind.make));
   }
 };
@@ -45,13 +45,15 @@ std::vector<std::string> known_workloads() { return registry().kinds; }
 
 std::vector<std::string> known_cycle_workloads() { return registry().cycle_kinds; }
 
+std::vector<std::string> known_file_workloads() { return registry().file_kinds; }
+
 std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec) {
   if (spec.kind == "replay") return make_replay_workload(spec);  // validates its file
   const Registry& r = registry();
   const auto it = r.make.find(spec.kind);
   if (it == r.make.end()) {
     bad("unknown kind '" + spec.kind + "' (valid: " + join(r.kinds) + ", " + join(r.cycle_kinds) +
-        ", replay)");
+        ", " + join(r.file_kinds) + ", replay)");
   }
   validate_workload_fields(spec);
   return it->second(spec);

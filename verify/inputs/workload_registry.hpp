@@ -26,10 +26,14 @@ std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec);
 /// before running.
 void register_workload(WorkloadKind kind);
 
-/// The valid `kind` values of workloads that make single moves, in a stable
-/// order (the built-in kinds first). "replay", which reads its file, is
-/// valid too and not listed here.
+/// The valid `kind` values of workloads that make single moves from the
+/// spec alone, in a stable order (the built-in kinds first). The kinds that
+/// read a file (known_file_workloads(), and "replay") are valid too and not
+/// listed here.
 std::vector<std::string> known_workloads();
+
+/// The valid `kind` values of workloads that read spec.file ("molecule").
+std::vector<std::string> known_file_workloads();
 
 /// The valid `kind` values of workloads that make update cycles (next_cycle).
 std::vector<std::string> known_cycle_workloads();

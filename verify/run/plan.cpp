@@ -53,6 +53,7 @@
 #include "slaterlab/reference/lockstep_reference.hpp"
 #include "slaterlab/strategies/orbitals/bspline.hpp"
 #include "slaterlab/strategies/orbitals/electron_gas.hpp"
+#include "verify/inputs/molecule_cache.hpp"
 #include "verify/inputs/workload_registry.hpp"
 #include "verify/run/vmc_study.hpp"
 
@@ -87,6 +88,9 @@ constexpr double kFlopsPerSecond = 2e9;
 // One pair of the Ewald sum's real-space part (an erfc and a minimum image):
 // x N_total^2 per measured sweep (docs/electron-gas.md).
 constexpr double kEwaldPairSeconds = 2e-8;
+// A molecule's AO at one position: an exponential per primitive and the
+// angular factor, about as many flops as this (a few primitives per shell).
+constexpr double kAoFlops = 50;
 // A double rank-1 update per proposal, x N^2 (sm-double's time column,
 // gaussian, one sweep: 3.7e-10 at N = 1024, 5.0e-10 at 2048), and how much
 // less a windowed strategy spends (delayed-64-double: 3 to 5.3x less).
@@ -207,10 +211,10 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
   return item;
 }
 
-/// The B-spline table of a VMC run's orbital set (0 for analytic orbitals),
+/// The B-spline table of a VMC run's orbital set (0 for analytic and molecular orbitals),
 /// and the key under which runs share it.
 std::pair<std::string, double> spline_table(const VmcRunConfig& v) {
-  if (v.orbitals == "analytic") return {"", 0.0};
+  if (v.orbitals == "analytic" || v.molecule()) return {"", 0.0};
   BsplineBoxRule rule;
   rule.grid = v.grid;
   const Eigen::Index grid = v.electron_gas() ? gas_bspline_box(v.n, v.cell_length(), kGasPointsPerWavelength, v.grid).grid
@@ -233,6 +237,13 @@ PlanItem plan_vmc(const VmcRunConfig& v) {
   item.bytes = double(v.walkers) * twins * spins * (strategy_bytes(v.strategy, n) + 8 * n * n) +
                double(v.walkers) * double(v.sweeps) * 16;  // the energy and kinetic series
   item.seconds = twins * spins * double(item.moves) * n * n * n / kFlopsPerSecond;
+  // A molecule's orbitals at every trial position: the AOs and their product
+  // with each spin's occupied MO columns.
+  if (v.molecule()) {
+    const double aos = double(load_molecule(v.file)->ao_count());
+    const double electrons = n + double(v.n_down);
+    item.seconds += twins * double(item.moves) * electrons * aos * (2 * n + kAoFlops) / kFlopsPerSecond;
+  }
   // The Ewald energy once per measured sweep: its real-space pairs dominate.
   if (v.electron_gas() && v.interacting) {
     const double electrons = n * spins;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -20,8 +21,10 @@
 #include "slaterlab/strategies/orbitals/electron_gas.hpp"
 #include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
 #include "slaterlab/strategies/orbitals/orbital_accuracy.hpp"
+#include "slaterlab/strategies/sampling/molecular_start.hpp"
 #include "slaterlab/strategies/sampling/random_source.hpp"
 #include "slaterlab/strategies/sampling/vmc.hpp"
+#include "verify/inputs/molecule_cache.hpp"
 #include "verify/inputs/rng.hpp"
 #include "verify/stats/statistics.hpp"
 
@@ -32,13 +35,15 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 /// The exact energy of a run and its kinetic part: for the trap E(alpha)
 /// and alpha S / 2 (the trial orbitals' own virial), for the gas the
-/// Hartree-Fock energy of the plane-wave determinants (docs/electron-gas.md).
+/// Hartree-Fock energy of the plane-wave determinants (docs/electron-gas.md),
+/// for a molecule the study's or its file's energy, kinetic part unknown.
 struct ExactEnergy {
   double total = kNaN;
   double kinetic = kNaN;
 };
 
 ExactEnergy exact_energy_of(const VmcRunConfig& v) {
+  if (v.molecule()) return {v.exact_energy, kNaN};
   if (!v.electron_gas())
     return {reference::exact_energy(v.n, v.alpha, v.omega),
             0.5 * v.alpha * reference::trap_energy_sum(v.n)};
@@ -46,8 +51,12 @@ ExactEnergy exact_energy_of(const VmcRunConfig& v) {
   return {v.interacting ? e.total : e.kinetic, e.kinetic};
 }
 
+/// The orbitals a run's reference and lockstep twin use: analytic, or a
+/// molecule's in double.
+std::string exact_orbitals(const VmcRunConfig& v) { return v.molecule() ? "double" : "analytic"; }
+
 bool is_reference_like(const VmcRunConfig& v) {
-  return v.orbitals == "analytic" && v.scheme == "pbp" &&
+  return v.orbitals == exact_orbitals(v) && v.scheme == "pbp" &&
          v.strategy.options.precision == Precision::double_;
 }
 
@@ -60,10 +69,12 @@ Eigen::Index grid_of(const OrbitalSet& set) {
   return 0;
 }
 
-/// Orbital sets built once per system, kind, size and grid, and shared by runs.
+/// Orbital sets built once per system, kind, size and grid (a molecule's
+/// per file, kind and spin), and shared by runs.
 class OrbitalCache {
  public:
   const OrbitalSet& get(const VmcRunConfig& v, const std::string& kind) {
+    if (v.molecule()) return molecular(v, kind, 0);
     const std::string key =
         fmt::format("{}/{}/{}/{:.17g}/{:.17g}/{}", v.system, kind, v.n, v.alpha, v.cell_length(),
                     kind == "analytic" ? 0 : v.grid);
@@ -72,7 +83,41 @@ class OrbitalCache {
     return *it->second;
   }
 
+  /// The set of each spin's determinant: a molecule's spins have their own
+  /// (other sizes, other orbitals), the other systems' share one.
+  SpinOrbitals spins(const VmcRunConfig& v, const std::string& kind) {
+    if (!v.molecule()) return SpinOrbitals(std::size_t(v.spins()), &get(v, kind));
+    SpinOrbitals sets{&molecular(v, kind, 0)};
+    if (v.spins() == 2) sets.push_back(&molecular(v, kind, 1));
+    return sets;
+  }
+
  private:
+  /// The reference determinant's orbitals of spin 0 (up) or 1 (down): the
+  /// first electrons of that spin's MO columns. The down spin shares the up
+  /// spin's set where its electrons and MO coefficients are the same.
+  const OrbitalSet& molecular(const VmcRunConfig& v, const std::string& kind, int spin) {
+    const auto molecule = load_molecule(v.file);
+    const Eigen::MatrixXd& up = molecule->mo_up;
+    const Eigen::MatrixXd& down = molecule->mo_down;
+    const bool same = molecule->electrons_down == molecule->electrons_up &&
+                      down.rows() == up.rows() && down.cols() == up.cols() && down == up;
+    if (spin == 1 && same) spin = 0;
+    const std::string key = fmt::format("molecule/{}/{}/{}", kind, spin, v.file);
+    auto it = sets_.find(key);
+    if (it == sets_.end()) {
+      const Eigen::Index n = spin == 0 ? molecule->electrons_up : molecule->electrons_down;
+      std::vector<int> occupied(static_cast<std::size_t>(n));
+      std::iota(occupied.begin(), occupied.end(), 0);
+      const auto precision = kind == "float" ? OrbitalPrecision::kFloat : OrbitalPrecision::kDouble;
+      it = sets_.emplace(key, std::make_unique<MolecularOrbitals>(
+                                  molecule, spin == 0 ? molecule->mo_up : molecule->mo_down,
+                                  std::move(occupied), precision))
+               .first;
+    }
+    return *it->second;
+  }
+
   std::unique_ptr<OrbitalSet> build(const VmcRunConfig& v, const std::string& kind) {
     if (kind == "analytic") {
       if (v.electron_gas()) return std::make_unique<ElectronGasOrbitals>(v.n, v.cell_length());
@@ -101,9 +146,12 @@ class OrbitalCache {
 /// Sample points for the orbital accuracy. Trap: Gaussian with the spread
 /// of the highest occupied shell (<x^2> = (n_max + 1/2) / alpha for h_n),
 /// where the orbitals are large and the sampling spends its time. Gas:
-/// uniform in the cell, where the electrons are.
+/// uniform in the cell, where the electrons are. Molecule: where its
+/// walkers start, around the nuclei.
 Eigen::Matrix3Xd accuracy_points(const VmcRunConfig& v) {
   Rng rng = Rng::stream(v.seed, 0x4f524249ull);  // "ORBI"
+  if (v.molecule())
+    return positions_near_nuclei(4096, load_molecule(v.file)->nuclei, kNuclearStartWidth, rng);
   Eigen::Matrix3Xd points(3, 4096);
   if (v.electron_gas()) {
     const double l = v.cell_length();
@@ -128,9 +176,9 @@ OrbitalAccuracyRecord accuracy_record(const VmcRunConfig& v, const OrbitalSet& a
   r.n = v.n;
   r.alpha = v.alpha;
   r.grid = grid_of(approx);
-  r.label = v.electron_gas()
-                ? fmt::format("{}-gas-n{}-rs{:g}-grid{}", v.orbitals, v.n, v.rs, r.grid)
-                : fmt::format("{}-n{}-alpha{:g}-grid{}", v.orbitals, v.n, v.alpha, r.grid);
+  r.label = v.molecule()       ? fmt::format("{}-{}-n{}", v.orbitals, molecule_stem(v.file), v.n)
+            : v.electron_gas() ? fmt::format("{}-gas-n{}-rs{:g}-grid{}", v.orbitals, v.n, v.rs, r.grid)
+                               : fmt::format("{}-n{}-alpha{:g}-grid{}", v.orbitals, v.n, v.alpha, r.grid);
   r.samples = a.samples;
   r.epsilon = a.epsilon;
   const auto copy = [](const QuantityError& q, double& max_abs, double& rms_abs, double& max_rel,
@@ -194,8 +242,14 @@ VmcRunInfo describe(const VmcRunConfig& v, const OrbitalSet& orbitals, const std
   i.system = v.system;
   i.n = std::int64_t(v.n);
   i.spins = v.spins();
-  i.alpha = v.electron_gas() ? 0.0 : v.alpha;
-  i.omega = v.electron_gas() ? 0.0 : v.omega;
+  const bool trap = !v.electron_gas() && !v.molecule();
+  i.alpha = trap ? v.alpha : 0.0;
+  i.omega = trap ? v.omega : 0.0;
+  i.n_down = v.molecule() ? std::int64_t(v.n_down) : 0;
+  if (v.molecule()) {
+    i.file = v.file;
+    i.source = load_molecule(v.file)->source;
+  }
   i.rs = v.electron_gas() ? v.rs : 0.0;
   i.cell_length = v.cell_length();
   i.interacting = v.electron_gas() && v.interacting;
@@ -349,16 +403,17 @@ VmcRun VmcStudy::measure(const VmcRunConfig& v, const OrbitalSet& orbitals, cons
 void VmcStudy::run_one(std::size_t index, RunReport& report) {
   const VmcRunConfig& v = study_.vmc[index];
   if (options_.progress) fmt::print(stderr, "[vmc] {}\n", v.name);
-  const OrbitalSet& orbitals = orbitals_.get(v, v.orbitals);
-  const OrbitalSet& analytic = orbitals_.get(v, "analytic");
+  const SpinOrbitals orbitals = orbitals_.spins(v, v.orbitals);
+  const SpinOrbitals exact = orbitals_.spins(v, exact_orbitals(v));
 
   const std::uint64_t seed = v.seed;
   const RandomFactory random = [seed](std::uint64_t stream) {
     return make_random_source(Rng::stream(seed, stream));
   };
-  ReferenceSpec twin{&analytic, {baseline_strategy(), {}}};
+  ReferenceSpec twin{exact, {baseline_strategy(), {}}};
   // A run that is itself analytic sm-double would shadow an identical twin.
-  const bool twin_identical = v.orbitals == "analytic" && v.strategy.name == baseline_strategy() &&
+  const bool twin_identical = v.orbitals == exact_orbitals(v) &&
+                              v.strategy.name == baseline_strategy() &&
                               v.strategy.options.precision == Precision::double_ &&
                               v.strategy.options.recompute_every == 0;
   const bool shadow = v.divergence && !twin_identical;
@@ -379,11 +434,11 @@ void VmcStudy::run_one(std::size_t index, RunReport& report) {
   const VmcResult& result = *gathered;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (&orbitals != &analytic) writer_->add_orbital_accuracy(accuracy_record(v, orbitals, analytic));
+  if (orbitals != exact) writer_->add_orbital_accuracy(accuracy_record(v, *orbitals[0], *exact[0]));
 
   const int reference = reference_run_index(study_.vmc, index);
-  VmcRun run = measure(v, orbitals, result, seconds);
-  run.info = describe(v, orbitals, reference >= 0 ? study_.vmc[reference].name : "");
+  VmcRun run = measure(v, *orbitals[0], result, seconds);
+  run.info = describe(v, *orbitals[0], reference >= 0 ? study_.vmc[reference].name : "");
   if (auto it = estimates_.find(std::size_t(reference)); reference >= 0 && it != estimates_.end()) {
     const Agreement a = agreement(run.summary.energy, run.summary.error, it->second.mean,
                                   it->second.error);
@@ -413,8 +468,9 @@ int reference_run_index(const std::vector<VmcRunConfig>& runs, std::size_t run) 
     const VmcRunConfig& r = runs[i];
     const bool same_system =
         r.system == v.system && r.n == v.n &&
-        (v.electron_gas() ? r.rs == v.rs && r.polarised == v.polarised && r.interacting == v.interacting
-                          : r.alpha == v.alpha && r.omega == v.omega);
+        (v.molecule()       ? r.file == v.file && r.exact_energy == v.exact_energy
+         : v.electron_gas() ? r.rs == v.rs && r.polarised == v.polarised && r.interacting == v.interacting
+                            : r.alpha == v.alpha && r.omega == v.omega);
     if (i != run && is_reference_like(r) && same_system && r.step == v.step &&
         r.target_acceptance == v.target_acceptance) {
       return int(i);

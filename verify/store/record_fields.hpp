@@ -181,15 +181,18 @@ void visit_fields(R& r, F&& f) {
 template <class R, class F>
   requires std::same_as<std::remove_const_t<R>, VmcRunInfo>
 void visit_fields(R& r, F&& f) {
-  OPTIONAL_FIELD(system, "text", "harmonic-trap or electron-gas (absent: harmonic-trap)");
-  FIELD(n, "count", "electrons N (trap); electrons per spin (electron gas)");
-  OPTIONAL_FIELD(spins, "count", "determinants sampled: 1, or 2 for the unpolarised gas");
+  OPTIONAL_FIELD(system, "text", "harmonic-trap, electron-gas or molecule (absent: harmonic-trap)");
+  FIELD(n, "count", "electrons N (trap); electrons per spin (electron gas); spin-up electrons (molecule)");
+  OPTIONAL_FIELD(n_down, "count", "molecule: spin-down electrons (0 for the trap and the gas)");
+  OPTIONAL_FIELD(spins, "count", "determinants sampled: 1, or 2 for the unpolarised gas and a molecule with both spins");
+  OPTIONAL_FIELD(file, "text", "molecule: the wavefunction file, absolute (empty otherwise)");
+  OPTIONAL_FIELD(source, "text", "molecule: the file's origin as it says, e.g. trexio (empty otherwise)");
   FIELD(alpha, "1", "frequency alpha of the trial orbitals (hbar = m = 1); 0 for the gas");
   FIELD(omega, "1", "trap frequency w (V = w^2 r^2 / 2); 0 for the gas");
   OPTIONAL_FIELD(rs, "bohr", "electron gas: Wigner-Seitz radius rs (0 for the trap)");
   OPTIONAL_FIELD(cell_length, "bohr", "electron gas: side L of the periodic cube (0 for the trap)");
   OPTIONAL_FIELD(interacting, "bool", "electron gas: 1 with the Ewald energy, 0 without (0 for the trap)");
-  FIELD(orbitals, "text", "orbital set: analytic, bspline-double or bspline-float");
+  FIELD(orbitals, "text", "orbital set: analytic, bspline-double or bspline-float; double or float (molecule)");
   FIELD(grid, "count", "B-spline grid points per dimension (0 for analytic orbitals)");
   FIELD(scheme, "text", "sampling scheme: pbp, qs or qs-batched");
   FIELD(strategy, "text", "determinant strategy label, e.g. sm-double");
@@ -205,7 +208,7 @@ void visit_fields(R& r, F&& f) {
 template <class R, class F>
   requires std::same_as<std::remove_const_t<R>, VmcRunSummary>
 void visit_fields(R& r, F&& f) {
-  FIELD(exact_energy, "E", "exact energy: E(alpha) (trap), Hartree-Fock E_HF (electron gas)");
+  FIELD(exact_energy, "E", "exact energy: E(alpha) (trap), Hartree-Fock E_HF (electron gas), the study's or the file's (molecule)");
   OPTIONAL_FIELD(exact_kinetic, "E", "its kinetic part, exact");
   OPTIONAL_FIELD(kinetic, "E", "mean kinetic part of the local energy, -1/2 sum trace(A^-1 L)");
   OPTIONAL_FIELD(kinetic_error, "E", "its standard error (blocked)");

@@ -159,15 +159,18 @@ struct StrategySummary {
 /// strategy, several independent walkers.
 struct VmcRunInfo {
   std::string name;
-  std::string system = "harmonic-trap";  // "harmonic-trap" or "electron-gas"
-  std::int64_t n = 0;              // electrons (trap), electrons per spin (gas)
-  std::int64_t spins = 1;          // determinants sampled: 1, or 2 (unpolarised gas)
+  std::string system = "harmonic-trap";  // "harmonic-trap", "electron-gas" or "molecule"
+  std::int64_t n = 0;              // electrons (trap), electrons per spin (gas), spin-up (molecule)
+  std::int64_t n_down = 0;         // molecule: spin-down electrons; 0 otherwise
+  std::int64_t spins = 1;          // determinants sampled: 1, or 2 (unpolarised gas, molecule)
+  std::string file;                // molecule: the wavefunction file; empty otherwise
+  std::string source;              // molecule: what wrote it, as the file says (e.g. "trexio")
   double rs = 0.0;                 // gas: Wigner-Seitz radius; 0 for the trap
   double cell_length = 0.0;        // gas: side of the periodic cube; 0 for the trap
   std::int32_t interacting = 0;    // gas: 1 with the Ewald energy; 0 for the trap
   double alpha = 0.0;              // trial-orbital frequency
   double omega = 0.0;              // trap frequency
-  std::string orbitals;            // "analytic", "bspline-double", "bspline-float"
+  std::string orbitals;            // "analytic", "bspline-double", "bspline-float"; "double", "float"
   std::int64_t grid = 0;           // B-spline points per dimension (0 for analytic)
   std::string scheme;              // "pbp", "qs", "qs-batched"
   std::string strategy;            // determinant strategy label, e.g. "sm-double"

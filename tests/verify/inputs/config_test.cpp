@@ -352,7 +352,7 @@ TEST(ConfigElectronGas, VmcRunsAndWorkloadsTakeTheGasKeys) {
       {"[[experiment]]\nworkload = \"gaussian\"\nn = 7\nscheme = \"qs\"\n[[strategy]]\nname = \"sm\"\n",
        "'scheme' applies to the walks"},
       {"[[experiment]]\nworkload = \"slater\"\nn = 4\norbitals = \"bspline-float\"\n[[strategy]]\nname = \"sm\"\n",
-       "'orbitals' applies to workload = \"electron-gas\" only"}};
+       "'orbitals' applies to workload = \"electron-gas\" and \"molecule\" only"}};
   for (const auto& [toml, needle] : bad) {
     const std::string e = error_of(toml);
     EXPECT_NE(e.find(needle), std::string::npos) << toml << " -> " << e;

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/verify/molecule_fixtures.hpp"
 #include "tests/verify/scratch_test.hpp"
 #include <hdf5.h>
 #include <sys/wait.h>
@@ -185,10 +186,13 @@ TEST_F(Replay, RunnerAppliesRecordedDecisionsAndUniforms) {
 // --replay-out: a walk written as a replay file reproduces the study. Every
 // strategy sees the same initial matrix, columns and decisions again, so
 // every metric of every checkpoint is bit-identical, on the electron gas's
-// Metropolis walk and on update cycles (replay schema version 2).
+// and a molecule's Metropolis walks and on update cycles (replay schema
+// version 2).
 TEST_F(Replay, AWalkWrittenAsAReplayFileReproducesTheStudy) {
+  write("atom.molden", testing::spd_atom_molden());
   for (const std::string workload :
        {"workload = \"electron-gas\"\nn = 19\nrs = 2.0\nsweeps = 3\n",
+        "workload = \"molecule\"\nfile = \"atom.molden\"\nsweeps = 8\n",
         "workload = \"excitation-cycles\"\nn = 12\nrank = 3\nmoves = 40\n"}) {
     SCOPED_TRACE(workload);
     const std::string strategies =

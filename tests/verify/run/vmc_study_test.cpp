@@ -4,9 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
+#include <hdf5.h>
+
+#include "tests/verify/molecule_fixtures.hpp"
 #include "verify/run/runner.hpp"
 #include "verify/stats/statistics.hpp"
 #include "verify/report/table.hpp"
@@ -170,6 +175,95 @@ TEST_F(VmcStudyTest, TableShowsTheEnergyInCompactForm) {
   EXPECT_NE(table.find(f.vmc[2].info.name), std::string::npos);
   const std::string orbitals = format_table(f, TableFormat::csv, TableKind::orbitals);
   EXPECT_NE(orbitals.find("bspline-float,4,"), std::string::npos) << orbitals;
+}
+
+// Molecules: one-electron hydrogen and two-electron helium in one s
+// Gaussian each (molecule_fixtures.hpp: closed-form energies), from Molden
+// files beside the study, with double and float orbitals and two schemes.
+// Each run's mean within 4 of its blocked error bars of the closed form
+// (fixed seeds); the float run's reference is the double pbp run of the
+// same file, and the float orbitals are measured against the double ones.
+TEST_F(VmcStudyTest, MoleculesSampleTheirClosedFormEnergies) {
+  const double a_h = 0.28, a_he = 0.77;
+  std::ofstream(dir_ / "h.molden") << testing::gaussian_atom_molden(1, a_h, 1);
+  std::ofstream(dir_ / "he.molden") << testing::gaussian_atom_molden(2, a_he, 2);
+  const auto entry = [](const std::string& file, double exact) {
+    return fmt::format(
+        "[[vmc]]\nsystem = \"molecule\"\nfile = \"{}\"\nexact_energy = {:.17g}\n"
+        "orbitals = [\"double\", \"float\"]\nscheme = [\"pbp\", \"qs-batched\"]\nstep = 1.0\n"
+        "walkers = 4\nsweeps = 4000\nequilibration = 200\n",
+        file, exact);
+  };
+  const double exact_h = testing::gaussian_atom_energy(1, a_h, 1);
+  const double exact_he = testing::gaussian_atom_energy(2, a_he, 2);
+  const fs::path study = dir_ / "study.toml";
+  std::ofstream(study) << entry("h.molden", exact_h) + entry("he.molden", exact_he);
+  const ResultsFile f = run(load_study(study.string()));
+  ASSERT_EQ(f.vmc.size(), 8u);
+  for (const VmcRun& r : f.vmc) {
+    SCOPED_TRACE(r.info.name);
+    const bool helium = r.info.file.ends_with("he.molden");
+    EXPECT_EQ(r.info.system, "molecule");
+    EXPECT_EQ(r.info.source, "molden");
+    EXPECT_EQ(r.info.n, 1);
+    EXPECT_EQ(r.info.n_down, helium ? 1 : 0);
+    EXPECT_EQ(r.info.spins, helium ? 2 : 1);
+    const VmcRunSummary& s = r.summary;
+    EXPECT_EQ(s.exact_energy, helium ? exact_he : exact_h);
+    EXPECT_LT(s.z_exact, 4.0) << s.energy << " +- " << s.error;
+    // K = 3a/2 per electron in the mean; its error bar is the run's own.
+    const double kinetic = 1.5 * (helium ? 2 * a_he : a_h);
+    EXPECT_LT(std::abs(s.kinetic - kinetic), 4 * s.kinetic_error) << s.kinetic;
+    EXPECT_EQ(s.failed_walkers, 0);
+  }
+  const auto run_of = [&](const std::string& name) {
+    return std::find_if(f.vmc.begin(), f.vmc.end(), [&](const VmcRun& r) { return r.info.name == name; });
+  };
+  const auto float_run = run_of("pbp-float-sm-double-he-step1");
+  ASSERT_NE(float_run, f.vmc.end());
+  EXPECT_EQ(float_run->info.reference_run, "pbp-double-sm-double-he-step1");
+  ASSERT_EQ(f.orbitals.size(), 2u);  // each file's float orbitals against its double ones
+  EXPECT_DOUBLE_EQ(f.orbitals[0].epsilon, std::ldexp(1.0, -23));
+  EXPECT_GT(f.orbitals[0].value_max_rel, 0.0);
+  EXPECT_LT(f.orbitals[0].value_max_eps, 16.0);  // float rounding, nothing else
+}
+
+/// A float64 scalar dataset of an HDF5 file (a shipped molecule's .ref.h5).
+double read_scalar(const fs::path& file, const char* name) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  double value = std::nan("");
+  H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &value);
+  H5Dclose(d);
+  H5Fclose(f);
+  return value;
+}
+
+// Shipped Hartree-Fock determinants (data/molecules, Psi4 1.3.2) sampled
+// with the Coulomb Hamiltonian: the mean local energy is Psi4's RHF energy
+// (its `hf_energy`), within 4 blocked error bars (fixed seeds; about 2 mHa
+// for H2 and 10 mHa for LiH at this length).
+TEST_F(VmcStudyTest, ShippedDeterminantsSampleTheirHartreeFockEnergies) {
+  const fs::path data = fs::path(SLATERLAB_SOURCE_DIR) / "data" / "molecules";
+  for (const std::string molecule : {"h2-cc-pvdz", "lih-cc-pvdz"}) {
+    SCOPED_TRACE(molecule);
+    const fs::path file = data / (molecule + ".trexio.h5");
+    if (!fs::exists(file)) GTEST_SKIP() << file << " is not in this checkout";
+    const double hf = read_scalar(data / (molecule + ".ref.h5"), "hf_energy");
+    ASSERT_TRUE(std::isfinite(hf));
+    const fs::path study = dir_ / "study.toml";
+    std::ofstream(study) << fmt::format(
+        "[[vmc]]\nsystem = \"molecule\"\nfile = \"{}\"\nexact_energy = {:.17g}\nstep = 0.4\n"
+        "walkers = 4\nsweeps = 40000\nequilibration = 500\n",
+        file.string(), hf);
+    const ResultsFile f = run(load_study(study.string()));
+    ASSERT_EQ(f.vmc.size(), 1u);
+    const VmcRunSummary& s = f.vmc[0].summary;
+    EXPECT_LT(s.z_exact, 4.0) << s.energy << " +- " << s.error << " vs " << hf;
+    // Each term of the Hamiltonian is at least 0.7 Ha here (the nuclear
+    // repulsion of H2): an error bar below 0.05 Ha would see any one missing.
+    EXPECT_LT(s.error, 0.05);
+  }
 }
 
 }  // namespace
