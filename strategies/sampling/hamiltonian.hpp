@@ -12,7 +12,7 @@
 // electron gas, whose potential is the Ewald energy of the electrons in a
 // uniform neutralising background (docs/electron-gas.md), or 0 for the
 // non-interacting gas; a molecule, the Coulomb energy of electrons and
-// clamped nuclei (docs/molecule-studies.md).
+// clamped nuclei (docs/molecules.md).
 // Guarantees: const and thread-safe; the trap's potential is trap_potential()
 // itself, so a trap walker's E = K + V is bit-identical to its local_energy().
 // Errors: the constructors throw std::invalid_argument for a frequency or

@@ -1,6 +1,6 @@
 #pragma once
 // The update cycles of a determinant expansion (workload "molecule" with
-// cycles = true; docs/molecule-studies.md), as QMC=Chem's Sherman-Morrison
+// cycles = true; docs/molecules.md), as QMC=Chem's Sherman-Morrison
 // kernels meet them: at each configuration of a walk, the Slater matrix of
 // every determinant of the expansion is the reference's with some orbitals
 // replaced.

@@ -1,7 +1,7 @@
 #pragma once
 // The keys of an [[experiment]] with workload = "molecule" (internal to
 // verify/inputs; config.cpp parses the keys every experiment shares; the
-// keys: docs/experiment-files.md, the workload: docs/molecule-studies.md).
+// keys: docs/experiment-files.md, the workload: docs/molecules.md).
 // Errors: ConfigError naming the entry and the key, or the file's own
 // one-line message.
 

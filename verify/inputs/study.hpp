@@ -37,7 +37,7 @@ struct ExperimentConfig {
 /// homogeneous electron gas in a periodic cube (docs/electron-gas.md: n
 /// electrons per spin, a closed shell; rs, polarised, interacting);
 /// "molecule", the reference determinant of a wavefunction file with the
-/// molecular Coulomb Hamiltonian (docs/molecule-studies.md: n spin-up and
+/// molecular Coulomb Hamiltonian (docs/molecules.md: n spin-up and
 /// n_down spin-down electrons, from the file).
 struct VmcRunConfig {
   std::string name;

@@ -6,7 +6,7 @@
 // (docs/electron-gas.md), analytic or as float or double B-splines;
 // "molecule", one spin's reference determinant of a wavefunction file, or
 // with cycles its determinant expansion (molecule_cycles.hpp;
-// docs/molecule-studies.md).
+// docs/molecules.md).
 // Errors: std::invalid_argument (one line) for an electron-gas n that is
 // not a closed shell, naming the nearest ones, an unknown orbital set, a
 // molecule file that cannot be read (ConfigError) or whose spin has other
