@@ -18,7 +18,8 @@
 //   component included, is normalised to 1, so the MO coefficients only
 //   change rows, never scale.
 // - [MO]: per orbital "Sym=", "Ene=", "Spin= Alpha|Beta", "Occup=" lines and
-//   "index coefficient" lines, one per AO (every index once).
+//   "index coefficient" lines, at most one per AO (an AO not listed has
+//   coefficient 0).
 // Precision: every number keeps half a unit in its last printed digit; the
 // orthonormality check (molecule_file.cpp) turns them into its tolerance.
 
@@ -479,14 +480,16 @@ ReadMolecule Parser::build(MoldenDialect dialect) const {
   for (const auto& orbital : orbitals_) {
     const auto line = static_cast<std::size_t>(orbital.line);
     if (!orbital.occupation) fail(line, "the orbital has no Occup= line");
-    if (static_cast<Eigen::Index>(orbital.coefficients.size()) != aos)
-      fail(line, "the orbital lists " + std::to_string(orbital.coefficients.size()) +
-                     " coefficients for the basis's " + std::to_string(aos) + " AOs");
-    Eigen::VectorXd column = Eigen::VectorXd::Constant(aos, std::nan("")), error(aos);
+    // An AO the orbital does not list has coefficient 0, as Molden itself
+    // (and IOData) read it: some writers leave zero coefficients out.
+    if (orbital.coefficients.empty()) fail(line, "the orbital lists no coefficients");
+    Eigen::VectorXd column = Eigen::VectorXd::Zero(aos), error = Eigen::VectorXd::Zero(aos);
+    std::vector<bool> listed(static_cast<std::size_t>(aos), false);
     for (const auto& [index, value] : orbital.coefficients) {
-      if (index < 1 || index > aos || !std::isnan(column(from_file[static_cast<std::size_t>(index - 1)])))
+      if (index < 1 || index > aos || listed[static_cast<std::size_t>(index - 1)])
         fail(line, "the orbital's AO index " + std::to_string(index) + " is outside 1.." + std::to_string(aos) +
                        " or repeated");
+      listed[static_cast<std::size_t>(index - 1)] = true;
       const int row = from_file[static_cast<std::size_t>(index - 1)];
       const double factor = scale[static_cast<std::size_t>(index - 1)];
       column(row) = value.value * factor;
