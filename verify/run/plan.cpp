@@ -97,12 +97,15 @@ constexpr double kWindowSpeedup = 4;
 // and 1.4e-9 at 2048 (one Dot2 residual and one dgemv, a second dgemv and a
 // dger when accepted, once a checkpoint has measured the contraction), the
 // checkpoint inverse 13 LUs (2.0e-10 N^3 at 1024, from the preconditioner);
-// its own matrices (A, X) plus about 12 N^2 doubles while factorising.
+// its own matrices (A, X) plus about 12 N^2 doubles while factorising, 15
+// where its log|det| needs the measured solve residual (log_det_bound.hpp:
+// three DGEMMs more, about 1.2e-10 N^3, within the factor two of the reset's
+// time; whether a matrix needs it is not known before the run).
 constexpr double kFastFactorSeconds = 4e-10;   // x N^3
 constexpr double kFastUpdateSeconds = 1.1e-9;  // x N^2 per move
 constexpr double kFastInverseSeconds = 2e-10;  // x N^3 per checkpoint
 constexpr double kFastPersistentDoubles = 2;   // x N^2
-constexpr double kFastFactorDoubles = 12;      // x N^2
+constexpr double kFastFactorDoubles = 15;      // x N^2
 
 double storage_bytes(Precision p) { return p == Precision::double_ ? 8.0 : 4.0; }
 
