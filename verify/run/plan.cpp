@@ -16,8 +16,9 @@
 //  - the process itself (code, libraries, allocator): its resident size when
 //    the plan is made, plus 10 MiB of OpenBLAS buffers and HDF5 state and
 //    64 KiB of open store objects per experiment x strategy (measured).
-// Persistent parts add up; the transient parts (factorisation, metrics,
-// certification) happen one at a time, so the largest of them counts.
+// Persistent parts add up; the transient parts (factorisation, metrics)
+// happen one at a time, so the larger counts, and certification, which runs
+// on a thread of its own beside the checkpoints, adds to it.
 // Experiments and VMC runs run one after another: the study's peak is the
 // largest item plus the B-spline tables, which VMC runs build once and share.
 // The constants were measured on N = 256 and 512 gaussian studies (peak RSS
@@ -186,8 +187,10 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
   const double ball = kArbBallBytes + 2 * std::max(0.0, bits - 128) / 8;  // mid and radius limbs
   const double certify = study.reference.certify ? kArbMatrices * ball * entries : 0;
   const double factor_bytes = fast ? 8 * kFastFactorDoubles : kMpFactorCopies * mp;
-  const double transient = std::max({factor_bytes * entries, kMetricsBytes * entries, certify});
-  item.bytes = persistent + transient;
+  // Certification runs beside the first and the last checkpoint (a thread of
+  // its own, lockstep_experiment.hpp): it adds to whichever part is larger.
+  const double transient = std::max(factor_bytes * entries, kMetricsBytes * entries);
+  item.bytes = persistent + transient + certify;
 
   // Per-move references factorise at reset and on the recompute cadence
   // and update every move; checkpoint-only ones factorise at each
