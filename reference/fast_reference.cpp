@@ -4,6 +4,7 @@
 #include "slaterlab/reference/fast_reference.hpp"
 
 #include "slaterlab/reference/error_free_slices.hpp"
+#include "slaterlab/reference/log_det_bound.hpp"
 #include "slaterlab/reference/lu_residual.hpp"
 
 #include <cblas.h>
@@ -32,28 +33,6 @@ constexpr double kRenewContraction = 1e-4;
 // 1 + 4u: a rounded-down non-negative sum of two roundings times this,
 // rounded once more, is above the exact sum (accept()).
 constexpr double kOneUp = 1 + 4 * kU;
-
-// The bound of log|det A| at a factorisation (docs/fast-reference.md), first
-// order in the triangular solves' error:
-//  - dE, Dot2's error of E: |dE| <= 2u |E^| + gamma_{2N}^2 |L||U|;
-//  - the solves: (L + dL)(U + dU) F^ = E^, |dL| <= gamma_N |L|, |dU| <= gamma_N |U|
-//    (Higham, Thm 8.5), so |F^ - F| <= |M^{-1}| (|dE| + 2 gamma_N |L||U||F^|);
-//  - |tr(F^ - F)| <= sum_i of that diagonal, |M^{-1}| from getri's inverse;
-//  - |tr F^2 - tr F^^2| <= 2 ||F^||_F ||dF||_F + ||dF||_F^2 and the series'
-//    remainder N f^3 / (3 (1 - f)), f = ||F||_1, with normwise ||dF||.
-double log_det_bound(const LuResidual& r) {
-  const double nn = double(r.f.rows());
-  const double trace_error = up(2 * kU * trace_of_abs_product(r.minv, r.eh) +
-                                dot2_gamma2(nn) * trace_of_abs_product(r.minv, r.lu_abs) +
-                                2 * dd::gamma(nn) * trace_of_abs_product(r.minv, r.luf_abs));
-  const double df_f = up(r.minv.norm() * (2 * kU * r.eh.norm() + dot2_gamma2(nn) * r.lu_abs.norm() +
-                                          2 * dd::gamma(nn) * r.luf_abs.norm()));
-  const double f_f = r.f.norm();
-  const double fnorm = up(norm_1(r.f) + std::sqrt(nn) * df_f);
-  const double square_error = (2 * f_f + df_f) * df_f + 2 * kU * std::abs(r.trace2);
-  const double remainder = fnorm < 0.5 ? nn * fnorm * fnorm * fnorm / (3 * (1 - fnorm)) : kInf;
-  return up(trace_error + square_error + remainder + 4 * kU * kU * nn);
-}
 
 // R = I - A X0 by error-free splitting (Ozaki, Ogita, Oishi, Rump, Numer.
 // Algorithms 59, 2012), in BLAS products. Row i of A has a power of two
@@ -190,7 +169,18 @@ void FastReference::factorize_with_log_det() {
   det_.multiply({double(r.swap_sign), 0.0});
   for (int i = 0; i < n; ++i) det_.multiply({r.lu.lu(i, i), 0.0});
   log_correction_ = dd::add(r.trace, -0.5 * r.trace2);
-  log_bound_ = log_det_bound(r);
+  log_bound_ = a_priori_log_det_bound(r);
+  // Where the worst case of the triangular solves takes more than half the
+  // trust threshold (the rest is left to the ratios log|det| carries after
+  // it), their residual is measured instead (three DGEMMs, log_det_bound.hpp).
+  const Dd log_abs = dd::add(dd::log_abs(det_.mantissa(), det_.exponent()), log_correction_);
+  const double threshold = kFastTrustMargin * kU *
+                           std::max({1.0, std::abs(log_abs.hi), norm_1(a_) * norm_1(r.x)});
+  if (log_bound_ > 0.5 * threshold) {
+    if (const std::optional<double> measured = a_posteriori_log_det_bound(r)) {
+      log_bound_ = std::min(log_bound_, *measured);
+    }
+  }
   carried_ratios_ = 0;
   contraction_ = std::max(up(norm_1(r.f)), 2 * double(n) * kU * norm_1(a_) * norm_1(r.x));
   x_ = std::move(r.x);

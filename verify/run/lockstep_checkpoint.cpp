@@ -5,6 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
+#include <string_view>
+
 #include "slaterlab/reference/certified.hpp"
 #include "verify/run/kernel_checks.hpp"
 #include "verify/run/metrics.hpp"
@@ -121,31 +125,49 @@ void LockstepExperiment::checkpoint() {
   }
 }
 
-void LockstepExperiment::certify(const char* which) {
+// The reference's log|det| and how far from the exact value it may be: its
+// long double rounding (2 eps_ld |mp|) plus its own error bound (mp: 16 N^2
+// u_mp kappa_1, the model the reference's tests use; fast: its a-posteriori
+// bound).
+namespace {
+std::pair<long double, long double> reference_value(const reference::LockstepReference& r) {
+  const long double mp = r.log_det().log_abs;
+  return {mp, 2 * std::numeric_limits<long double>::epsilon() * std::abs(mp) + r.log_det_error_bound()};
+}
+}  // namespace
+
+void LockstepExperiment::start_certification(const char* which) {
   if (!study_.reference.certify) return;
+  PendingCertification pending{which, {}, std::nullopt};
+  if (std::string_view(which) == "initial") pending.reference = reference_value(reference_);
   // At BLAS speed first (tens of double LUs instead of Arb's O(N^3) ball
   // arithmetic, docs/fast-reference.md); Arb at the study's precision only
   // where that bound cannot prove the enclosure (about kappa N u > 1e-2).
-  auto certified = reference::certified_log_det_blas(reference_.matrix());
-  if (!certified.certified)
-    certified = reference::certified_log_det(reference_.matrix(), study_.reference.certified_bits);
-  CertifiedLogDet c;
-  c.certified = certified.certified;
-  c.log_abs_mid = certified.log_abs_mid;
-  c.log_abs_radius = certified.log_abs_radius;
-  c.sign = certified.sign;
-  c.precision_bits = certified.precision_bits;
-  c.message = certified.message;
-  const long double mp = reference_.log_det().log_abs;
-  c.mp_log_abs = double(mp);
-  // The reference value is not exact: its long double rounding (2 eps_ld |mp|)
-  // plus its own error bound (mp: 16 N^2 u_mp kappa_1, the model the
-  // reference's tests use; fast: its a-posteriori bound).
-  const long double slack = 2 * std::numeric_limits<long double>::epsilon() * std::abs(mp) +
-                            reference_.log_det_error_bound();
-  c.mp_inside = c.certified && std::abs(mp - (long double)c.log_abs_mid) <=
-                                   (long double)c.log_abs_radius + slack;
-  writer_.set_certified(handle_, which, c);
+  pending.enclosure = std::async(std::launch::async, [a = current(), bits = study_.reference.certified_bits] {
+    auto certified = reference::certified_log_det_blas(a);
+    if (!certified.certified) certified = reference::certified_log_det(a, bits);
+    return certified;
+  });
+  certifications_.push_back(std::move(pending));
+}
+
+void LockstepExperiment::collect_certifications() {
+  for (PendingCertification& pending : certifications_) {
+    const reference::CertifiedLogDet certified = pending.enclosure.get();
+    const auto [mp, slack] = pending.reference ? *pending.reference : reference_value(reference_);
+    CertifiedLogDet c;
+    c.certified = certified.certified;
+    c.log_abs_mid = certified.log_abs_mid;
+    c.log_abs_radius = certified.log_abs_radius;
+    c.sign = certified.sign;
+    c.precision_bits = certified.precision_bits;
+    c.message = certified.message;
+    c.mp_log_abs = double(mp);
+    c.mp_inside = c.certified && std::abs(mp - (long double)c.log_abs_mid) <=
+                                     (long double)c.log_abs_radius + slack;
+    writer_.set_certified(handle_, pending.which, c);
+  }
+  certifications_.clear();
 }
 
 void LockstepExperiment::check(const Lane& lane, std::vector<CheckFailure>& failures) const {
@@ -212,7 +234,13 @@ void LockstepExperiment::check_against_sm(const Lane& lane, const Add& add) cons
 }
 
 void LockstepExperiment::finish(std::vector<CheckFailure>& failures) {
-  certify("final");
+  // A run without moves certifies its final matrix here (run() starts it
+  // before the last checkpoint otherwise).
+  const bool final_started =
+      std::any_of(certifications_.begin(), certifications_.end(),
+                  [](const PendingCertification& p) { return std::string_view(p.which) == "final"; });
+  if (!final_started) start_certification("final");
+  collect_certifications();
   writer_.set_reference_engine(
       handle_, {reference::to_string(reference_.engine()), reference_.fallbacks()});
   for (Lane& lane : lanes_) {

@@ -12,12 +12,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "slaterlab/reference/certified.hpp"
 #include "slaterlab/reference/lockstep_reference.hpp"
 #include "verify/inputs/config.hpp"
 #include "verify/inputs/rng.hpp"
@@ -84,7 +86,14 @@ class LockstepExperiment {
   /// settle_elapsed() and a checkpoint, whose own time is no stretch's.
   void settle_and_checkpoint();
   void checkpoint();
-  void certify(const char* which);
+  /// Starts certifying the current matrix (the study's `certify`) on a
+  /// thread of its own, beside the first or the last checkpoint (untimed
+  /// work: no strategy's call runs while it does); the enclosure is the same
+  /// computation either way. The reference's value it is compared with is
+  /// taken now for "initial", when collected for "final".
+  void start_certification(const char* which);
+  /// Waits for the certifications started and writes them (finish()).
+  void collect_certifications();
   void finish(std::vector<CheckFailure>& failures);
   void check(const Lane& lane, std::vector<CheckFailure>& failures) const;
   template <class Add>
@@ -120,6 +129,12 @@ class LockstepExperiment {
   mutable Clock::time_point last_progress_{};
   bool progress_ = false;
   std::optional<ReplayRecorder> recorder_;  // --replay-out
+  struct PendingCertification {
+    const char* which;
+    std::future<reference::CertifiedLogDet> enclosure;
+    std::optional<std::pair<long double, long double>> reference;  // value and slack, if taken
+  };
+  std::vector<PendingCertification> certifications_;
 };
 
 }  // namespace slaterlab::run_detail

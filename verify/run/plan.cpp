@@ -16,8 +16,9 @@
 //  - the process itself (code, libraries, allocator): its resident size when
 //    the plan is made, plus 10 MiB of OpenBLAS buffers and HDF5 state and
 //    64 KiB of open store objects per experiment x strategy (measured).
-// Persistent parts add up; the transient parts (factorisation, metrics,
-// certification) happen one at a time, so the largest of them counts.
+// Persistent parts add up; the transient parts (factorisation, metrics)
+// happen one at a time, so the larger counts, and certification, which runs
+// on a thread of its own beside the checkpoints, adds to it.
 // Experiments and VMC runs run one after another: the study's peak is the
 // largest item plus the B-spline tables, which VMC runs build once and share.
 // The constants were measured on N = 256 and 512 gaussian studies (peak RSS
@@ -101,12 +102,15 @@ constexpr double kWindowSpeedup = 4;
 // and 1.4e-9 at 2048 (one Dot2 residual and one dgemv, a second dgemv and a
 // dger when accepted, once a checkpoint has measured the contraction), the
 // checkpoint inverse 13 LUs (2.0e-10 N^3 at 1024, from the preconditioner);
-// its own matrices (A, X) plus about 12 N^2 doubles while factorising.
+// its own matrices (A, X) plus about 12 N^2 doubles while factorising, 15
+// where its log|det| needs the measured solve residual (log_det_bound.hpp:
+// three DGEMMs more, about 1.2e-10 N^3, within the factor two of the reset's
+// time; whether a matrix needs it is not known before the run).
 constexpr double kFastFactorSeconds = 4e-10;   // x N^3
 constexpr double kFastUpdateSeconds = 1.1e-9;  // x N^2 per move
 constexpr double kFastInverseSeconds = 2e-10;  // x N^3 per checkpoint
 constexpr double kFastPersistentDoubles = 2;   // x N^2
-constexpr double kFastFactorDoubles = 12;      // x N^2
+constexpr double kFastFactorDoubles = 15;      // x N^2
 
 double storage_bytes(Precision p) { return p == Precision::double_ ? 8.0 : 4.0; }
 
@@ -187,8 +191,10 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
   const double ball = kArbBallBytes + 2 * std::max(0.0, bits - 128) / 8;  // mid and radius limbs
   const double certify = study.reference.certify ? kArbMatrices * ball * entries : 0;
   const double factor_bytes = fast ? 8 * kFastFactorDoubles : kMpFactorCopies * mp;
-  const double transient = std::max({factor_bytes * entries, kMetricsBytes * entries, certify});
-  item.bytes = persistent + transient;
+  // Certification runs beside the first and the last checkpoint (a thread of
+  // its own, lockstep_experiment.hpp): it adds to whichever part is larger.
+  const double transient = std::max(factor_bytes * entries, kMetricsBytes * entries);
+  item.bytes = persistent + transient + certify;
 
   // Per-move references factorise at reset and on the recompute cadence
   // and update every move; checkpoint-only ones factorise at each
