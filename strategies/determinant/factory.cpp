@@ -72,52 +72,52 @@ StrategyTraits traits(std::vector<Precision> precisions, Set set) {
 // Adding a strategy: its folder or files here, and one entry below with its
 // traits. Mutable only through register_strategy().
 std::vector<Entry>& registry() {
-  using Bound = StrategyTraits::MoveBound;
+  using Bound = BenchModel::MoveBound;
   static std::vector<Entry> entries = {
       {"recompute", traits(float_and_double(), [](StrategyTraits& t) {
-         t.factorises_every_move = true;
+         t.plan.factorises_every_move = true;
          t.carries_updates = false;
        }),
        by_storage<Recompute>()},
       {"sm", traits(all_precisions(), [](StrategyTraits& t) {
          t.baseline = true;
-         t.move_bound = Bound::triad;
-         t.bench_walks = {{16, ""}};
+         t.bench.move_bound = Bound::triad;
+         t.bench.walks = {{16, ""}};
        }),
        by_storage<ShermanMorrison>()},
       {"delayed", traits(all_precisions(), [](StrategyTraits& t) {
          t.variants = {"incremental", "naive"};
          t.windowed = true;
-         t.extra_bytes = window_bytes;
-         t.rounding_factor = window_rounding;
+         t.plan.extra_bytes = window_bytes;
+         t.rounding.factor = window_rounding;
          t.cycles = StrategyTraits::Cycles::window;
          t.guarded_against_baseline = true;
-         t.move_bound = Bound::gemm;
-         t.bench_walks = delayed_bench_walks();
+         t.bench.move_bound = Bound::gemm;
+         t.bench.walks = delayed_bench_walks();
        }),
        make_delayed_update},
       {"splitting", traits(all_precisions(), [](StrategyTraits& t) {
          t.default_breakdown = kDefaultSplittingThreshold;
          t.cycles = StrategyTraits::Cycles::whole;
-         t.bench_walks = {{16, ""}};
+         t.bench.walks = {{16, ""}};
        }),
        make_splitting},
       {"qr-givens", traits(float_and_double(), [](StrategyTraits& t) {
          t.variants = {"delete-append", "rank1"};
-         t.matrices = 2;
-         t.bench_walks = {{16, ""}};
+         t.plan.matrices = 2;
+         t.bench.walks = {{16, ""}};
        }),
        by_storage<QrGivens>()},
       {"qr-rank1", traits(float_and_double(), [](StrategyTraits& t) {
          t.variants = {"rank1"};
-         t.matrices = 2;
+         t.plan.matrices = 2;
        }),
        by_storage<QrRank1>()},
       {"delayed-cuda", traits(all_precisions(), [](StrategyTraits& t) {
          t.variants = {"incremental"};
          t.windowed = true;
-         t.extra_bytes = window_bytes;
-         t.bench_walks = {{64, ""}, {256, ""}};
+         t.plan.extra_bytes = window_bytes;
+         t.bench.walks = {{64, ""}, {256, ""}};
          t.needs_device = true;
        }),
        make_delayed_cuda},

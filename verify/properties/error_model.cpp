@@ -64,8 +64,7 @@ void ErrorModel::restart(const MatrixInfo& a) {
 }
 
 double model_factor(const std::string& name, const UpdaterOptions& o) {
-  const StrategyTraits& traits = strategy_traits(name);
-  return traits.rounding_factor ? traits.rounding_factor(o) : 1.0;
+  return strategy_traits(name).rounding.factor_for(o);
 }
 
 ErrorModel make_model(const std::string& name, const UpdaterOptions& o, const Case& c,

@@ -97,7 +97,7 @@ class ErrorModel {
 };
 
 /// How much more than Sherman-Morrison a strategy's updates may round: the
-/// rounding factor it registers (StrategyTraits::rounding_factor; delayed
+/// rounding factor it registers (StrategyTraits::rounding; delayed
 /// updates: their growth guard's), 1 by default.
 double model_factor(const std::string& name, const UpdaterOptions& o);
 

@@ -112,8 +112,8 @@ double storage_bytes(Precision p) { return p == Precision::double_ ? 8.0 : 4.0; 
 /// DGEMMs).
 double strategy_move_seconds(const StrategyConfig& s, double n) {
   const StrategyTraits& traits = strategy_traits(s.name);
-  if (traits.factorises_every_move) return (2.0 / 3.0) * n * n * n / kFlopsPerSecond;
-  const double pass = kRankOneSeconds * n * n * traits.matrices * storage_bytes(s.options.precision) / 8;
+  if (traits.plan.factorises_every_move) return (2.0 / 3.0) * n * n * n / kFlopsPerSecond;
+  const double pass = kRankOneSeconds * n * n * traits.plan.matrices * storage_bytes(s.options.precision) / 8;
   return traits.windowed ? pass / kWindowSpeedup : pass;
 }
 
@@ -126,8 +126,8 @@ double strategy_bytes(const StrategyConfig& s, double n) {
   const double own = storage_bytes(s.options.precision);
   const StrategyTraits& traits = strategy_traits(s.name);
   // The exact current matrix (UpdaterBase), and an inverse, an LU copy or Q and R.
-  const double per_entry = 8 + traits.matrices * own;
-  const double extra = traits.extra_bytes ? traits.extra_bytes(n, s.options) : 0.0;
+  const double per_entry = 8 + traits.plan.matrices * own;
+  const double extra = traits.plan.extra_bytes ? traits.plan.extra_bytes(n, s.options) : 0.0;
   return per_entry * entries + extra;
 }
 
@@ -161,7 +161,7 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
     const StrategyTraits& traits = strategy_traits(s.name);
     // Its reset (an LU and an inverse, 2 N^3 flops), then its moves.
     item.seconds += 2 * n * n * n / kBlasFlopsPerSecond + double(e.moves) * strategy_move_seconds(s, n);
-    const bool qr = traits.matrices >= 2;  // Q and R
+    const bool qr = traits.plan.matrices >= 2;  // Q and R
     any_inverse = any_inverse || !qr;
     metrics_flops += qr ? 12 : 2;
   }

@@ -176,7 +176,7 @@ TEST_F(Runner, ChecksNameTheStrategyAndTheMetric) {
 double delayed_factor(int k) {
   UpdaterOptions o;
   o.k = k;
-  return strategy_traits("delayed", o).rounding_factor(o);
+  return strategy_traits("delayed", o).rounding.factor_for(o);
 }
 
 TEST(CompareDelayedWithSm, HoldsWithinTheGuardFactorAndNamesEachViolation) {
