@@ -91,7 +91,7 @@ class DelayedWindowUpdater : public UpdaterBase {
 
   /// Accepted moves waiting in the window (0 right after a flush).
   Eigen::Index pending_moves() const { return m_; }
-  /// Flushes forced by the growth guard since reset() (also in flushes).
+  /// Flushes forced by the growth guard since reset() (also counted as kFlushEvent).
   std::int64_t guard_flushes() const { return guard_flushes_; }
 
  protected:
@@ -105,7 +105,7 @@ class DelayedWindowUpdater : public UpdaterBase {
   void apply_window() {
     correct_flushed_inverse();
     close_window();
-    ++mutable_counters().flushes;
+    mutable_counters().count(kFlushEvent);
   }
   /// Applies the window, counted as a guard flush.
   void guard_flush() {

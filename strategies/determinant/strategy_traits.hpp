@@ -28,6 +28,24 @@ struct UpdaterOptions;
 /// The breakdown threshold on |rho| of a strategy that declares none.
 inline constexpr double kDefaultBreakdown = 1e-12;
 
+/// An event a strategy counts by name besides breakdowns and recomputes
+/// (UpdaterCounters::count): a column of the results file's checkpoint
+/// table and a summary attribute, written without knowing the strategy.
+struct CounterEvent {
+  /// The column's name: lower case letters, digits and '_', starting with a
+  /// letter, and none of the results file's own columns.
+  std::string name;
+  /// Its meaning in one line, stored with the column.
+  std::string description;
+  /// regress holds it to its baseline as a count of numerical trouble, like
+  /// breakdowns (a split); false: it follows from the configuration (a flush).
+  bool judged = false;
+};
+
+/// The event a windowed strategy counts at every flush of its window (the
+/// benchmark's window length is moves per flush).
+inline constexpr const char* kFlushEvent = "flushes";
+
 /// How the resource plan prices a strategy (memory and time of a run).
 struct PlanModel {
   /// N x N storage-precision matrices kept besides the exact matrix (1: an
@@ -64,8 +82,9 @@ struct StrategyTraits {
   /// Values of options.variant besides the default "" (tried by the fuzzer).
   std::vector<std::string> variants;
   /// options.k is a delay: proposals are applied in windows of k, flushed
-  /// en bloc (the benchmark walks k moves per flush, the plan prices a
-  /// window's pass below a move's; the fuzzer tries K = 16, 1 and 3).
+  /// en bloc and each flush counted as kFlushEvent (the benchmark walks k
+  /// moves per flush, the plan prices a window's pass below a move's; the
+  /// fuzzer tries K = 16, 1 and 3).
   bool windowed = false;
   /// Which update cycles its apply_cycle() completes through exactly
   /// singular intermediate matrices (the cycle property holds it to the
@@ -91,6 +110,9 @@ struct StrategyTraits {
   /// cycles only (a version 2 kernel without them), refused for single-move
   /// workloads before any work.
   bool single_moves = true;
+  /// The named events it counts (a windowed strategy: kFlushEvent first);
+  /// each gets a column in the results file, 0 until first counted.
+  std::vector<CounterEvent> events;
 
   PlanModel plan;
   BenchModel bench;

@@ -84,12 +84,14 @@ std::unique_ptr<DeterminantUpdater> make_updater(const std::string& name,
 /// recompute_every >= 0, breakdown >= 0, k >= 1).
 using UpdaterBuilder = std::function<std::unique_ptr<DeterminantUpdater>(const UpdaterOptions&)>;
 
-/// Adds a strategy to the registry, so that make_updater, known_strategies
-/// and the TOML `name` key know it, with default traits (or the given ones,
-/// whose precisions are then replaced by `precisions`). For tests that need a strategy the
-/// library does not ship (a deliberately perturbed update that a regression
-/// check must catch). Call before any other thread builds strategies; a name
-/// already registered, an empty name or no precision is std::invalid_argument.
+/// Adds a strategy defined outside this library (one's own, as
+/// tests/extending/toy_strategy.cpp does; a deliberately perturbed update a
+/// regression check must catch) to the registry, so that make_updater,
+/// known_strategies, the TOML `name` key, fuzz and bench know it, with
+/// default traits (or the given ones, whose precisions are then replaced by
+/// `precisions`). Call before any other thread builds strategies; a name
+/// already registered, an empty name, no precision or an event name that
+/// cannot name a column (StrategyTraits::events) is std::invalid_argument.
 void register_strategy(std::string name, std::vector<Precision> precisions, UpdaterBuilder build,
                        StrategyTraits traits = {});
 

@@ -117,7 +117,7 @@ void check_split_scenario(Precision p, bool release_by_partner) {
     // the release (j = 5).
     EXPECT_EQ(queued(*splitting), (j >= 1 && j < 5) ? 1 : 0);
   }
-  EXPECT_EQ(splitting->counters().splits, 1);
+  EXPECT_EQ(splitting->counters().event(kSplitEvent), 1);
   EXPECT_EQ(splitting->counters().recomputes, 0);
   EXPECT_EQ(splitting->counters().breakdowns, 1);  // |rho| = 1e-5 < tau is reported
 }
@@ -172,7 +172,7 @@ RC_GTEST_PROP(Splitting, RatiosMatchShermanMorrisonOnAdversarialSequences, ()) {
   const Budget budget = error_budget(s, storage_epsilon(Precision::double_), 2);
   const RunResult a = run(*splitting, s);
   const RunResult b = run(*sm, s);
-  RC_CLASSIFY(splitting->counters().splits > 0, "split");
+  RC_CLASSIFY(splitting->counters().event(kSplitEvent) > 0, "split");
   assert_ratios_agree(a, b, budget);
   const Eigen::MatrixXd& final_matrix = budget.final_matrix();
   const auto lu = lu_factor<double>(final_matrix);
@@ -203,7 +203,7 @@ RC_GTEST_PROP(Splitting, WithoutSplitsBitIdenticalToShermanMorrison, ()) {
   const auto sm = make_updater("sm", options_for(p));
   const std::vector<double> x = run(*splitting, s).ratios;
   const std::vector<double> y = run(*sm, s).ratios;
-  if (splitting->counters().splits > 0 || splitting->counters().breakdowns > 0) RC_DISCARD("split");
+  if (splitting->counters().event(kSplitEvent) > 0 || splitting->counters().breakdowns > 0) RC_DISCARD("split");
   for (std::size_t j = 0; j < x.size(); ++j) RC_ASSERT(bit_identical(x[j], y[j]));
   RC_ASSERT(bit_identical(splitting->log_det().log_abs, sm->log_det().log_abs));
   RC_ASSERT(bit_identical(*splitting->maintained().inverse, *sm->maintained().inverse));
@@ -290,7 +290,7 @@ TEST(Splitting, ThresholdAboveOneThirdCanApplyNothingAndRefactorises) {
   EXPECT_NEAR(r.value, 0.5, 1e-12);
   splitting->accept();
   a.col(2) = c;
-  EXPECT_EQ(splitting->counters().splits, 0);
+  EXPECT_EQ(splitting->counters().event(kSplitEvent), 0);
   EXPECT_EQ(splitting->counters().recomputes, 1);
   EXPECT_EQ(queued(*splitting), 0);
   const Inversion<double> fresh = invert<double, double>(a);

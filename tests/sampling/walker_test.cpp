@@ -175,7 +175,7 @@ TEST(WalkerQuasiSimultaneous, DelayedAppliesEnBloc) {
     w.sweep(Scheme::qs, 0.5);
     if (w.counts().accepted > before) ++sweeps_with_moves;
   }
-  EXPECT_EQ(w.updater().counters().flushes, sweeps_with_moves);
+  EXPECT_EQ(w.updater().counters().event(kFlushEvent), sweeps_with_moves);
 }
 
 TEST(WalkerSchemes, OneElectronSchemesAreTheSameChain) {

@@ -88,7 +88,7 @@ void walk(benchmark::State& state, const std::string& strategy, const UpdaterOpt
   state.counters["breakdowns"] = double(updater->counters().breakdowns);
   // A delayed window shorter than K on average means the growth guard
   // flushed early (each flush then costs a GEMM of that smaller width).
-  const auto flushes = updater->counters().flushes;
+  const auto flushes = updater->counters().event(kFlushEvent);
   if (windowed && flushes > 0) state.counters["window"] = double(moves) / double(flushes);
 }
 

@@ -101,9 +101,7 @@ void LockstepExperiment::checkpoint() {
     const UpdaterCounters counters = lane.counters();
     c.breakdowns = counters.breakdowns;
     c.recomputes = counters.recomputes;
-    c.flushes = counters.flushes;
-    c.splits = counters.splits;
-    c.cycles_declined = counters.cycles_declined;
+    c.events = declared_events(lane.config->name, counters);
     c.elapsed_s = lane.elapsed_s;
     c.cycle_ratio_error_max = lane.cycle_errors.max;
     c.cycle_ratio_error_max_eps = lane.cycle_errors.max / eps;

@@ -947,7 +947,7 @@ TEST(KernelAbi2, ADeclinedCycleIsAppliedMoveByMoveAndCounted) {
         << c;
     a = after;
   }
-  EXPECT_EQ(k->counters().cycles_declined, 3);
+  EXPECT_EQ(k->counters().event(kDeclinedCycleEvent), 3);
   const Eigen::MatrixXd inverse = *k->maintained().inverse;
   EXPECT_LE((inverse * a - Eigen::MatrixXd::Identity(n, n)).norm(), 10 * 8 * double(n) * eps * kappa);
 }
@@ -987,8 +987,8 @@ TEST_F(KernelAbi2Run, DeclinedCyclesAreInTheResults) {
   const testing::CommandResult r = run("run " + toml + " -q -o " + path("r.h5"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const StrategySummary& s = *read_results(path("r.h5")).experiments[0].strategies[0].summary;
-  EXPECT_GT(s.cycles_declined, 0);
-  EXPECT_LT(s.cycles_declined, s.cycles);  // pairs were done whole
+  EXPECT_GT(event_count(s.events, kDeclinedCycleEvent), 0);
+  EXPECT_LT(event_count(s.events, kDeclinedCycleEvent), s.cycles);  // pairs were done whole
 }
 
 // ---- child processes ------------------------------------------------------------------------

@@ -202,7 +202,7 @@ TEST_F(Cycles, BenzeneCycleThroughTheRunner) {
   EXPECT_FALSE(splitting.failed);
   EXPECT_EQ(splitting.cycle_breakdowns, 0);
   EXPECT_LE(splitting.max_cycle_ratio_error, 6 * n * kEps * kappa);
-  EXPECT_GT(strategy(e, "splitting-double").checkpoints[1].splits, 0);
+  EXPECT_GT(event_count(strategy(e, "splitting-double").checkpoints[1].events, "splits"), 0);
   // Delayed completes it as one Woodbury update: its ratio is det B,
   // B = W^T A' (rows k_i of A_before^{-1} times the new columns), whose
   // entries err by N eps kappa_1(A_before) relative to |w_j| |a'_i| (a row

@@ -68,7 +68,10 @@ StrategyInfo sample_strategy(const std::string& label, int salt) {
                          {"library_sha256", std::string(64, 'a')},
                          {"kernel_name", "k"},
                          {"kernel_version", "1." + std::to_string(salt)}}
-                   : std::vector<std::pair<std::string, std::string>>{}};
+                   : std::vector<std::pair<std::string, std::string>>{},
+          // Named events on odd salts (columns after the fixed ones), none on even ones.
+          salt % 2 ? std::vector<EventColumn>{{"flushes", "flushes so far"}, {"splits", "splits so far"}}
+                   : std::vector<EventColumn>{}};
 }
 
 ReferenceCheckpoint sample_reference_row(int i, int salt) {
@@ -97,8 +100,7 @@ StrategyCheckpoint sample_strategy_row(int i, int salt) {
   row.condition_estimate = 1e4 * base;
   row.breakdowns = i / 2;
   row.recomputes = i / 3 + salt;
-  row.flushes = i * 4;
-  row.splits = i % 2;
+  if (salt % 2) row.events = {{"flushes", i * 4}, {"splits", i % 2}};
   row.elapsed_s = 0.001 * base;
   return row;
 }
@@ -119,7 +121,7 @@ StrategySummary sample_summary(int salt) {
   s.flips = 3 + salt;
   s.breakdowns = 2 * salt;
   s.recomputes = 10 + salt;
-  s.splits = salt;
+  if (salt % 2) s.events = {{"flushes", 4 * salt}, {"splits", salt}};
   s.elapsed_s = 0.25 * (salt + 1);
   s.failed = salt == 3;
   s.failure = s.failed ? "singular update at move 812" : "";
@@ -170,6 +172,11 @@ void expect_equal(const StrategyInfo& a, const StrategyInfo& b) {
   EXPECT_EQ(a.k, b.k);
   EXPECT_EQ(a.variant, b.variant);
   EXPECT_EQ(a.provenance, b.provenance);
+  ASSERT_EQ(a.events.size(), b.events.size());
+  for (std::size_t i = 0; i < a.events.size(); ++i) {
+    EXPECT_EQ(a.events[i].name, b.events[i].name);
+    EXPECT_EQ(a.events[i].description, b.events[i].description);
+  }
 }
 
 void expect_equal(const ReferenceCheckpoint& a, const ReferenceCheckpoint& b) {
@@ -201,8 +208,7 @@ void expect_equal(const StrategyCheckpoint& a, const StrategyCheckpoint& b) {
   EXPECT_TRUE(same_bits(a.condition_estimate, b.condition_estimate));
   EXPECT_EQ(a.breakdowns, b.breakdowns);
   EXPECT_EQ(a.recomputes, b.recomputes);
-  EXPECT_EQ(a.flushes, b.flushes);
-  EXPECT_EQ(a.splits, b.splits);
+  EXPECT_EQ(a.events, b.events);
   EXPECT_TRUE(same_bits(a.elapsed_s, b.elapsed_s));
 }
 
@@ -221,7 +227,7 @@ void expect_equal(const StrategySummary& a, const StrategySummary& b) {
   EXPECT_EQ(a.flips, b.flips);
   EXPECT_EQ(a.breakdowns, b.breakdowns);
   EXPECT_EQ(a.recomputes, b.recomputes);
-  EXPECT_EQ(a.splits, b.splits);
+  EXPECT_EQ(a.events, b.events);
   EXPECT_TRUE(same_bits(a.elapsed_s, b.elapsed_s));
   EXPECT_EQ(a.failed, b.failed);
   EXPECT_EQ(a.failure, b.failure);
@@ -771,6 +777,60 @@ TEST_F(Hdf5StoreTest, MisuseIsRejected) {
   EXPECT_EQ(results.experiments[0].info.name, "e");
   ASSERT_EQ(results.experiments[0].strategies.size(), 1u);
   EXPECT_TRUE(results.experiments[0].strategies[0].checkpoints.empty());
+}
+
+// Named events (StrategyInfo::events) are columns and summary attributes
+// only when their names cannot be taken for anything the file has already.
+TEST_F(Hdf5StoreTest, EventsThatCannotNameAColumnAreRefused) {
+  auto writer = ResultWriter::create(final_, sample_metadata("events"));
+  const auto e = writer.begin_experiment(sample_experiment("e", 0));
+  for (const std::string name : {"breakdowns", "worst_log_det_error", "label", "library",
+                                 "summary_keys", "Flushes", "2nd", "with space", ""}) {
+    SCOPED_TRACE(name);
+    StrategyInfo info = sample_strategy("s", 0);
+    info.events = {{name, "a description"}};
+    EXPECT_THROW(writer.begin_strategy(e, info), std::invalid_argument);
+  }
+  StrategyInfo twice = sample_strategy("s", 0);
+  twice.events = {{"refreshes", "one"}, {"refreshes", "two"}};
+  EXPECT_THROW(writer.begin_strategy(e, twice), std::invalid_argument);
+  // An event a row does not count is stored as 0 (not counted yet).
+  StrategyInfo info = sample_strategy("s", 0);
+  info.events = {{"refreshes", "refreshes so far"}};
+  const auto s = writer.begin_strategy(e, info);
+  writer.append(s, sample_strategy_row(0, 0));
+  writer.finish_strategy(s, sample_summary(0));
+  writer.commit();
+  const StrategyResult got = read_results(final_).experiments.at(0).strategies.at(0);
+  ASSERT_EQ(got.info.events.size(), 1u);
+  EXPECT_EQ(got.info.events[0].description, "refreshes so far");
+  EXPECT_EQ(got.checkpoints.at(0).events, (EventCounts{{"refreshes", 0}}));
+  EXPECT_EQ(got.summary->events, (EventCounts{{"refreshes", 0}}));
+}
+
+// Files written before events were named stored flushes and splits as
+// fixed columns of every strategy (and splits as a summary attribute): they
+// read as events, which is how regress compares a new run with them.
+TEST_F(Hdf5StoreTest, CountsOfAFileFromBeforeNamedEventsReadAsEvents) {
+  const ResultsFile old =
+      read_results(fs::path(SLATERLAB_SOURCE_DIR) / "data" / "baselines" / "nightly.h5");
+  int splitting = 0;
+  for (const ExperimentResult& e : old.experiments)
+    for (const StrategyResult& s : e.strategies) {
+      SCOPED_TRACE(e.info.name + " / " + s.info.label);
+      std::vector<std::string> names;
+      for (const EventColumn& event : s.info.events) names.push_back(event.name);
+      EXPECT_NE(std::find(names.begin(), names.end(), "flushes"), names.end());
+      EXPECT_NE(std::find(names.begin(), names.end(), "splits"), names.end());
+      ASSERT_FALSE(s.checkpoints.empty());
+      EXPECT_EQ(s.checkpoints.back().events.size(), names.size());
+      ASSERT_TRUE(s.summary);
+      // The summary's count is the last checkpoint's, as the runner folds it.
+      EXPECT_EQ(event_count(s.summary->events, "splits"),
+                event_count(s.checkpoints.back().events, "splits"));
+      splitting += s.info.name == "splitting" && event_count(s.summary->events, "splits") > 0;
+    }
+  EXPECT_GT(splitting, 0) << "the nightly's splitting strategies split";
 }
 
 // ---- the documentation describes the files ----------------------------------------
