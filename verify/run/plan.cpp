@@ -53,6 +53,7 @@
 #include "slaterlab/reference/lockstep_reference.hpp"
 #include "slaterlab/strategies/orbitals/bspline.hpp"
 #include "slaterlab/strategies/orbitals/electron_gas.hpp"
+#include "verify/inputs/orbital_registry.hpp"
 #include "verify/inputs/workload_registry.hpp"
 #include "verify/run/vmc_study.hpp"
 
@@ -207,18 +208,16 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
   return item;
 }
 
-/// The B-spline table of a VMC run's orbital set (0 for analytic orbitals),
-/// and the key under which runs share it.
+/// The table of a VMC run's orbital set (0 for a set that builds none: its
+/// registry kind's build_bytes), and the key under which runs share it.
 std::pair<std::string, double> spline_table(const VmcRunConfig& v) {
-  if (v.orbitals == "analytic") return {"", 0.0};
+  const OrbitalSetKind& kind = orbital_set_kind(v.orbitals);
+  if (!kind.build_bytes) return {"", 0.0};
   BsplineBoxRule rule;
   rule.grid = v.grid;
   const Eigen::Index grid = v.electron_gas() ? gas_bspline_box(v.n, v.cell_length(), kGasPointsPerWavelength, v.grid).grid
                                              : ho_bspline_box(v.n, v.alpha, rule).grid;
-  // A CUDA set ("-cuda") is built on the host first, as its CPU set.
-  const bool single = v.orbitals.rfind("bspline-float", 0) == 0;
-  const double bytes = single ? bspline_build_bytes<float>(grid, v.n)
-                                                     : bspline_build_bytes<double>(grid, v.n);
+  const double bytes = kind.build_bytes(grid, v.n);
   return {fmt::format("{}/{}/{}/{:.17g}/{:.17g}/{}", v.system, v.orbitals, v.n, v.alpha,
                       v.cell_length(), grid),
           bytes};

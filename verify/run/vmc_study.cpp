@@ -16,12 +16,12 @@
 #include "slaterlab/reference/electron_gas.hpp"
 #include "slaterlab/reference/harmonic_trap.hpp"
 #include "slaterlab/strategies/orbitals/bspline.hpp"
-#include "slaterlab/strategies/orbitals/cuda/device_orbitals.hpp"
 #include "slaterlab/strategies/orbitals/electron_gas.hpp"
 #include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
 #include "slaterlab/strategies/orbitals/orbital_accuracy.hpp"
 #include "slaterlab/strategies/sampling/random_source.hpp"
 #include "slaterlab/strategies/sampling/vmc.hpp"
+#include "verify/inputs/orbital_registry.hpp"
 #include "verify/inputs/rng.hpp"
 #include "verify/stats/statistics.hpp"
 
@@ -47,55 +47,51 @@ ExactEnergy exact_energy_of(const VmcRunConfig& v) {
 }
 
 bool is_reference_like(const VmcRunConfig& v) {
-  return v.orbitals == "analytic" && v.scheme == "pbp" &&
+  return v.orbitals == kAnalyticOrbitals && v.scheme == "pbp" &&
          v.strategy.options.precision == Precision::double_;
 }
 
-/// Grid points per dimension of a B-spline set (on the CPU or a CUDA
-/// device), 0 for any other set.
-Eigen::Index grid_of(const OrbitalSet& set) {
-  if (const auto* f = dynamic_cast<const BsplineOrbitals<float>*>(&set)) return f->box().grid;
-  if (const auto* d = dynamic_cast<const BsplineOrbitals<double>*>(&set)) return d->box().grid;
-  if (const auto box = cuda_bspline_box(set)) return box->grid;
-  return 0;
+/// The box and grid the system's B-spline rule gives for the run's `grid`
+/// key (0: the rule's own).
+BsplineBox orbital_box(const VmcRunConfig& v) {
+  if (v.electron_gas()) return gas_bspline_box(v.n, v.cell_length(), kGasPointsPerWavelength, v.grid);
+  BsplineBoxRule rule;
+  rule.grid = v.grid;
+  return ho_bspline_box(v.n, v.alpha, rule);
 }
 
-/// Orbital sets built once per system, kind, size and grid, and shared by runs.
+/// Grid points per dimension a run's orbital set tabulates on, 0 for a set
+/// that tabulates nothing.
+Eigen::Index grid_of(const VmcRunConfig& v) {
+  return orbital_set_kind(v.orbitals).gridded ? orbital_box(v).grid : 0;
+}
+
+/// Orbital sets built once per system, kind, size and grid, and shared by
+/// runs; each through the orbital-set registry (orbital_registry.hpp), from
+/// the system's analytic orbitals on the box its B-spline rule gives.
 class OrbitalCache {
  public:
-  const OrbitalSet& get(const VmcRunConfig& v, const std::string& kind) {
-    const std::string key =
-        fmt::format("{}/{}/{}/{:.17g}/{:.17g}/{}", v.system, kind, v.n, v.alpha, v.cell_length(),
-                    kind == "analytic" ? 0 : v.grid);
-    auto it = sets_.find(key);
-    if (it == sets_.end()) it = sets_.emplace(key, build(v, kind)).first;
-    return *it->second;
-  }
+  const OrbitalSet& get(const VmcRunConfig& v, const std::string& kind) { return *share(v, kind); }
 
  private:
-  std::unique_ptr<OrbitalSet> build(const VmcRunConfig& v, const std::string& kind) {
-    if (kind == "analytic") {
-      if (v.electron_gas()) return std::make_unique<ElectronGasOrbitals>(v.n, v.cell_length());
-      return std::make_unique<HarmonicOscillatorOrbitals>(v.n, v.alpha);
+  std::shared_ptr<const OrbitalSet> share(const VmcRunConfig& v, const std::string& kind) {
+    const std::string key =
+        fmt::format("{}/{}/{}/{:.17g}/{:.17g}/{}", v.system, kind, v.n, v.alpha, v.cell_length(),
+                    orbital_set_kind(kind).gridded ? v.grid : 0);
+    auto it = sets_.find(key);
+    if (it == sets_.end()) it = sets_.emplace(key, build(v, kind)).first;
+    return it->second;
+  }
+
+  std::shared_ptr<const OrbitalSet> build(const VmcRunConfig& v, const std::string& kind) {
+    if (kind == kAnalyticOrbitals) {
+      if (v.electron_gas()) return std::make_shared<ElectronGasOrbitals>(v.n, v.cell_length());
+      return std::make_shared<HarmonicOscillatorOrbitals>(v.n, v.alpha);
     }
-    const OrbitalSet& exact = get(v, "analytic");
-    if (v.electron_gas()) return bspline(kind, exact, gas_bspline_box(v.n, v.cell_length(), kGasPointsPerWavelength, v.grid));
-    BsplineBoxRule rule;
-    rule.grid = v.grid;
-    return bspline(kind, exact, ho_bspline_box(v.n, v.alpha, rule));
+    return make_orbital_set(kind, {share(v, kAnalyticOrbitals), orbital_box(v)});
   }
 
-  static std::unique_ptr<OrbitalSet> bspline(const std::string& kind, const OrbitalSet& exact,
-                                             const BsplineBox& box) {
-    // The CUDA sets copy the CPU set's table to the device; the CPU copy
-    // is dropped once it is there.
-    if (kind == "bspline-float-cuda") return on_cuda_device(BsplineOrbitals<float>(exact, box));
-    if (kind == "bspline-double-cuda") return on_cuda_device(BsplineOrbitals<double>(exact, box));
-    if (kind == "bspline-float") return std::make_unique<BsplineOrbitals<float>>(exact, box);
-    return std::make_unique<BsplineOrbitals<double>>(exact, box);
-  }
-
-  std::map<std::string, std::unique_ptr<OrbitalSet>> sets_;
+  std::map<std::string, std::shared_ptr<const OrbitalSet>> sets_;
 };
 
 /// Sample points for the orbital accuracy. Trap: Gaussian with the spread
@@ -121,13 +117,13 @@ Eigen::Matrix3Xd accuracy_points(const VmcRunConfig& v) {
 
 OrbitalAccuracyRecord accuracy_record(const VmcRunConfig& v, const OrbitalSet& approx,
                                       const OrbitalSet& exact) {
-  const OrbitalAccuracy a =
-      measure_orbital_accuracy(approx, exact, accuracy_points(v));
+  const OrbitalAccuracy a = measure_orbital_accuracy(approx, exact, accuracy_points(v),
+                                                     orbital_set_kind(v.orbitals).epsilon);
   OrbitalAccuracyRecord r;
   r.orbitals = v.orbitals;
   r.n = v.n;
   r.alpha = v.alpha;
-  r.grid = grid_of(approx);
+  r.grid = grid_of(v);
   r.label = v.electron_gas()
                 ? fmt::format("{}-gas-n{}-rs{:g}-grid{}", v.orbitals, v.n, v.rs, r.grid)
                 : fmt::format("{}-n{}-alpha{:g}-grid{}", v.orbitals, v.n, v.alpha, r.grid);
@@ -200,7 +196,7 @@ VmcRunInfo describe(const VmcRunConfig& v, const OrbitalSet& orbitals, const std
   i.cell_length = v.cell_length();
   i.interacting = v.electron_gas() && v.interacting;
   i.orbitals = v.orbitals;
-  i.grid = grid_of(orbitals);
+  i.grid = grid_of(v);
   i.scheme = v.scheme;
   i.strategy = v.strategy.label;
   i.step = v.step;
@@ -350,7 +346,7 @@ void VmcStudy::run_one(std::size_t index, RunReport& report) {
   const VmcRunConfig& v = study_.vmc[index];
   if (options_.progress) fmt::print(stderr, "[vmc] {}\n", v.name);
   const OrbitalSet& orbitals = orbitals_.get(v, v.orbitals);
-  const OrbitalSet& analytic = orbitals_.get(v, "analytic");
+  const OrbitalSet& analytic = orbitals_.get(v, kAnalyticOrbitals);
 
   const std::uint64_t seed = v.seed;
   const RandomFactory random = [seed](std::uint64_t stream) {
@@ -358,7 +354,7 @@ void VmcStudy::run_one(std::size_t index, RunReport& report) {
   };
   ReferenceSpec twin{&analytic, {baseline_strategy(), {}}};
   // A run that is itself analytic sm-double would shadow an identical twin.
-  const bool twin_identical = v.orbitals == "analytic" && v.strategy.name == baseline_strategy() &&
+  const bool twin_identical = v.orbitals == kAnalyticOrbitals && v.strategy.name == baseline_strategy() &&
                               v.strategy.options.precision == Precision::double_ &&
                               v.strategy.options.recompute_every == 0;
   const bool shadow = v.divergence && !twin_identical;
