@@ -233,6 +233,7 @@ void register_all() {
       {lu_seconds, sm_move_seconds, thread_seconds, bench_options().seconds});
   const bool on_device = register_device_cases();
   register_gas_orbital_benchmarks(triad_rate, on_device);
+  register_registered_orbital_benchmarks();
 }
 
 }  // namespace

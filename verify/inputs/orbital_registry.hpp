@@ -43,22 +43,26 @@ using OrbitalFactory = std::function<std::shared_ptr<const OrbitalSet>(const Orb
 
 struct OrbitalSetKind {
   std::string name;
-  OrbitalFactory make;
+  OrbitalFactory make{};
   /// It tabulates on OrbitalSource::box: the `grid` key applies, the
   /// results record that grid, and runs with the same grid share one set.
   bool gridded = false;
   /// The peak bytes of building it for n orbitals on a grid (the plan's
   /// memory model); may be empty: nothing beyond the exact set.
-  std::function<double(Eigen::Index grid, Eigen::Index n)> build_bytes;
+  std::function<double(Eigen::Index grid, Eigen::Index n)> build_bytes{};
   /// Why it cannot be used here, one line (a GPU set without a device), or
   /// nullopt; may be empty: always usable.
-  std::function<std::optional<std::string>()> unavailable;
+  std::function<std::optional<std::string>()> unavailable{};
   /// It can drive a walk workload (the electron gas's), whose moves are
   /// evaluated one position at a time on the CPU; false for GPU sets.
   bool walks = true;
   /// The machine epsilon of the precision it computes in: the unit of the
   /// orbital accuracy table's "eps" columns.
   double epsilon = std::numeric_limits<double>::epsilon();
+  /// `slaterlab bench` measures it: orbitals/<name>/vgl/N:<N>, built here
+  /// from harmonic-oscillator orbitals (the built-in sets have cases of
+  /// their own, bench_orbitals.hpp).
+  bool benchmarked = false;
 };
 
 /// The name of the system's own orbitals, which every other set is measured

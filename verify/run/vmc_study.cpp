@@ -184,7 +184,7 @@ double median(std::vector<double> values) {
   return values.size() % 2 ? values[m] : 0.5 * (values[m - 1] + values[m]);
 }
 
-VmcRunInfo describe(const VmcRunConfig& v, const OrbitalSet& orbitals, const std::string& reference) {
+VmcRunInfo describe(const VmcRunConfig& v, const std::string& reference) {
   VmcRunInfo i;
   i.name = v.name;
   i.system = v.system;
@@ -379,7 +379,7 @@ void VmcStudy::run_one(std::size_t index, RunReport& report) {
 
   const int reference = reference_run_index(study_.vmc, index);
   VmcRun run = measure(v, orbitals, result, seconds);
-  run.info = describe(v, orbitals, reference >= 0 ? study_.vmc[reference].name : "");
+  run.info = describe(v, reference >= 0 ? study_.vmc[reference].name : "");
   if (auto it = estimates_.find(std::size_t(reference)); reference >= 0 && it != estimates_.end()) {
     const Agreement a = agreement(run.summary.energy, run.summary.error, it->second.mean,
                                   it->second.error);
