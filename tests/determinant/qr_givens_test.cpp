@@ -20,6 +20,7 @@
 #include "slaterlab/strategies/determinant/qr_givens.hpp"
 #include "slaterlab/strategies/determinant/updater_options.hpp"
 #include "tests/determinant/update_test_support.hpp"
+#include "verify/inputs/random_matrices.hpp"
 
 namespace slaterlab {
 namespace {
@@ -61,14 +62,15 @@ LogDet ratio_log_det(const DeterminantUpdater& up) {
 class Workload {
  public:
   Workload(Eigen::Index n, double kappa, std::uint64_t seed) : rng_(seed) {
-    const Eigen::MatrixXd u = testing::haar_orthogonal(n, rng_);
-    const Eigen::MatrixXd v = testing::haar_orthogonal(n, rng_);
+    const Eigen::MatrixXd gaussian_u = testing::gaussian(n, n, rng_);
+    const Eigen::MatrixXd gaussian_v = testing::gaussian(n, n, rng_);
     std::uniform_real_distribution<double> uniform(0, 1);
     Eigen::VectorXd sigma(n);
     for (Eigen::Index i = 0; i < n; ++i)
       sigma(i) = std::pow(kappa, -(i == 0 ? 0.0 : i == n - 1 ? 1.0 : uniform(rng_)));
-    us_ = u * sigma.asDiagonal();
-    a_ = us_ * v.transpose();
+    const RandsvdFactors factors = randsvd(gaussian_u, gaussian_v, sigma);
+    us_ = factors.u_sigma;
+    a_ = factors.matrix();
   }
   const Eigen::MatrixXd& matrix() const { return a_; }
   Eigen::Index electron() {
@@ -222,21 +224,25 @@ TEST(QrGivens, SignFollowsPermutationAndQ) {
   for (const Variant& v : variants()) {
     SCOPED_TRACE(v.name + " " + std::string(to_string(v.precision)));
     const Eigen::Index n = 4;
+    // Rotations of small integers: O(N eps) per factorisation (kC, the
+    // backward-error constant), and one more O(N eps) per accepted update.
+    const double eps = storage_epsilon(v.precision);
+    const double tolerance = kC * double(n) * eps;
     auto up = make(v);
     up->reset(Eigen::MatrixXd::Identity(n, n));
     EXPECT_EQ(up->log_det().sign, 1);
-    EXPECT_NEAR(up->log_det().log_abs, 0.0, 1e-6);
+    EXPECT_NEAR(up->log_det().log_abs, 0.0, tolerance);
     // det = 2: column 0 moves to the end (a 4-cycle, odd) under delete-append.
     Eigen::VectorXd col = Eigen::VectorXd::Zero(n);
     col(0) = 2;
-    EXPECT_NEAR(up->ratio(0, col).value, 2.0, 1e-6);
+    EXPECT_NEAR(up->ratio(0, col).value, 2.0, tolerance);
     up->accept();
     EXPECT_EQ(up->log_det().sign, 1);
-    EXPECT_NEAR(up->log_det().log_abs, std::log(2.0), 1e-6);
+    EXPECT_NEAR(up->log_det().log_abs, std::log(2.0), tolerance);
     // det = -2.
     col.setZero();
     col(1) = -1;
-    EXPECT_NEAR(up->ratio(1, col).value, -1.0, 1e-6);
+    EXPECT_NEAR(up->ratio(1, col).value, -1.0, tolerance);
     up->accept();
     EXPECT_EQ(up->log_det().sign, -1);
     EXPECT_EQ(ratio_log_det(*up).sign, -1);
@@ -246,7 +252,7 @@ TEST(QrGivens, SignFollowsPermutationAndQ) {
     up->ratio(2, col);
     up->accept();
     EXPECT_EQ(up->log_det().sign, -1);
-    EXPECT_NEAR(up->log_det().log_abs, std::log(6.0), 1e-6);
+    EXPECT_NEAR(up->log_det().log_abs, std::log(6.0), tolerance);
     // A swap of two columns by two replacements: det changes sign.
     const Eigen::VectorXd c0 = 2 * Eigen::VectorXd::Unit(n, 0);
     const Eigen::VectorXd c3 = Eigen::VectorXd::Unit(n, 3);
@@ -261,7 +267,7 @@ TEST(QrGivens, SignFollowsPermutationAndQ) {
         1, 0, 0, 0;
     const double det = a.determinant();
     EXPECT_EQ(up->log_det().sign, det > 0 ? 1 : -1);
-    EXPECT_NEAR(up->log_det().log_abs, std::log(std::abs(det)), 1e-5);
+    EXPECT_NEAR(up->log_det().log_abs, std::log(std::abs(det)), 5 * tolerance);  // 5 updates
     EXPECT_EQ(ratio_log_det(*up).sign, det > 0 ? 1 : -1);
   }
 }
