@@ -23,6 +23,8 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <regex>
+#include <set>
 #include <algorithm>
 #include <sstream>
 #include <string>
@@ -70,7 +72,9 @@ StrategyInfo sample_strategy(const std::string& label, int salt) {
                          {"kernel_version", "1." + std::to_string(salt)}}
                    : std::vector<std::pair<std::string, std::string>>{},
           // Named events on odd salts (columns after the fixed ones), none on even ones.
-          salt % 2 ? std::vector<EventColumn>{{"flushes", "flushes so far"}, {"splits", "splits so far"}}
+          salt % 2 ? std::vector<EventColumn>{{"flushes", "flushes so far"},
+                                              {"splits", "splits so far"},
+                                              {"cycles_declined", "cycles declined so far"}}
                    : std::vector<EventColumn>{}};
 }
 
@@ -100,7 +104,7 @@ StrategyCheckpoint sample_strategy_row(int i, int salt) {
   row.condition_estimate = 1e4 * base;
   row.breakdowns = i / 2;
   row.recomputes = i / 3 + salt;
-  if (salt % 2) row.events = {{"flushes", i * 4}, {"splits", i % 2}};
+  if (salt % 2) row.events = {{"flushes", i * 4}, {"splits", i % 2}, {"cycles_declined", i / 2}};
   row.elapsed_s = 0.001 * base;
   return row;
 }
@@ -121,7 +125,7 @@ StrategySummary sample_summary(int salt) {
   s.flips = 3 + salt;
   s.breakdowns = 2 * salt;
   s.recomputes = 10 + salt;
-  if (salt % 2) s.events = {{"flushes", 4 * salt}, {"splits", salt}};
+  if (salt % 2) s.events = {{"flushes", 4 * salt}, {"splits", salt}, {"cycles_declined", 2 * salt}};
   s.elapsed_s = 0.25 * (salt + 1);
   s.failed = salt == 3;
   s.failure = s.failed ? "singular update at move 812" : "";
@@ -997,6 +1001,111 @@ TEST_F(Hdf5StoreTest, SchemaDocumentDescribesVmcAndOrbitalGroups) {
   h5::Handle sets = h5::open_group(file, "orbitals");
   h5::Handle set = h5::open_group(sets, "bspline-float-n4-alpha1-grid8");
   expect_group(set);
+}
+
+/// Every name a results file holds: its groups' members, attributes,
+/// datasets and the members of its compound tables, at any depth.
+void collect_names(hid_t object, std::set<std::string>& names) {
+  for (const auto& attr : h5::attr_names(object)) names.insert(attr);
+  if (H5Iget_type(object) == H5I_DATASET) {
+    h5::Handle type(H5Dget_type(object), H5Tclose);
+    if (H5Tget_class(type) == H5T_COMPOUND) {
+      for (int i = 0; i < H5Tget_nmembers(type); ++i) {
+        char* member = H5Tget_member_name(type, unsigned(i));
+        names.insert(member);
+        H5free_memory(member);
+      }
+    }
+    return;
+  }
+  for (const auto& link : h5::link_names(object)) {
+    names.insert(link);
+    h5::Handle child(H5Oopen(object, link.c_str(), H5P_DEFAULT), H5Oclose);
+    ASSERT_TRUE(child.valid()) << link;
+    collect_names(child, names);
+  }
+}
+
+/// The names the schema document gives in the first column of its tables of
+/// attributes, columns, datasets, fields and events.
+std::vector<std::string> documented_names(const std::string& doc) {
+  static const std::regex header(R"(^\| (Attribute|Column|Dataset|Field|Event)\b.*\|)");
+  static const std::regex name("`([^`]+)`");
+  std::vector<std::string> names;
+  bool in_table = false;
+  std::istringstream in(doc);
+  for (std::string line; std::getline(in, line);) {
+    if (std::regex_search(line, header)) {
+      in_table = true;
+      continue;
+    }
+    if (!line.starts_with("|")) {
+      in_table = false;
+      continue;
+    }
+    if (!in_table || line.starts_with("|---")) continue;
+    const std::string first = line.substr(1, line.find('|', 1) - 1);
+    for (std::sregex_iterator m(first.begin(), first.end(), name), end; m != end; ++m)
+      names.push_back((*m)[1]);
+  }
+  return names;
+}
+
+// The other direction of the two tests above: every attribute, column,
+// dataset and named event the schema document lists, and every results
+// field another page names by a link into it ([`x`](results.md...)), is
+// in a written file (here one with every kind of record: experiments, one
+// appended, strategies with a kernel's provenance and with events, a VMC
+// run and an orbital record).
+TEST_F(Hdf5StoreTest, EveryFieldTheDocumentsNameIsWritten) {
+  write_committed({"e1"});
+  {
+    auto writer = ResultWriter::create(final_, sample_metadata("more"), /*append=*/true);
+    write_experiments(writer, {"e2"});
+    VmcRun run;
+    run.info.name = "run";
+    run.walkers.resize(2);
+    run.blocking.resize(3);
+    run.energy = {{1.0, 2.0}, {3.0}};
+    writer.add_vmc_run(run);
+    OrbitalAccuracyRecord record;
+    record.label = "bspline-float-n4-alpha1-grid8";
+    writer.add_orbital_accuracy(record);
+    writer.commit();
+  }
+  h5::library_init();
+  h5::Handle file(H5Fopen(final_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  ASSERT_TRUE(file.valid());
+  std::set<std::string> written;
+  collect_names(file, written);
+  const auto is_written = [&](const std::string& name) {
+    if (written.count(name)) return true;
+    const auto placeholder = name.find('<');  // param.<key>: any param.
+    for (const std::string& w : written) {
+      if (placeholder != std::string::npos && w.starts_with(name.substr(0, placeholder))) return true;
+      if (w.ends_with("." + name)) return true;  // certified_final.<field>, appended.<field>
+    }
+    return false;
+  };
+
+  const std::vector<std::string> listed = documented_names(schema_doc());
+  ASSERT_GT(listed.size(), 100u) << "the document's tables were not found";
+  for (const std::string& name : listed) {
+    if (name == "<event>") continue;  // its table lists the events one by one
+    EXPECT_TRUE(is_written(name)) << "docs/results.md lists `" << name << "`, no file has it";
+  }
+
+  static const std::regex link(R"(\[`([A-Za-z0-9_.]+)`\]\(results\.md[^)]*\))");
+  int linked = 0;
+  for (const auto& page : fs::directory_iterator(fs::path(SLATERLAB_SOURCE_DIR) / "docs")) {
+    if (page.path().extension() != ".md") continue;
+    const std::string text = file_bytes(page.path());
+    for (std::sregex_iterator m(text.begin(), text.end(), link), end; m != end; ++m, ++linked) {
+      EXPECT_TRUE(is_written((*m)[1])) << page.path().filename().string() << " names `"
+                                       << (*m)[1] << "` as a results field, no file has it";
+    }
+  }
+  EXPECT_GT(linked, 0) << "no page names a results field by a link: the check would be vacuous";
 }
 
 /// A python3 that has h5py, or empty.
