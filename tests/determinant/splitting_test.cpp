@@ -20,6 +20,7 @@
 #include <Eigen/LU>
 
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -287,7 +288,14 @@ TEST(Splitting, ThresholdAboveOneThirdCanApplyNothingAndRefactorises) {
   const Eigen::VectorXd c = 0.5 * a.col(2);
   const Ratio r = splitting->ratio(2, c);
   EXPECT_TRUE(r.breakdown);
-  EXPECT_NEAR(r.value, 0.5, 1e-12);
+  // r = e_2^T X a_2 / 2 with X the strategy's inverse: 1/2 off by half of
+  // (X A - I)(2, 2), and by the dot product's rounding, gamma_5 (|X||A|)(2, 2)
+  // / 2; computing that residual here rounds as much again.
+  const Eigen::MatrixXd x = *splitting->maintained().inverse;
+  const double eps = std::numeric_limits<double>::epsilon();  // 2 u: a factor 2 to spare
+  const double gamma = 5 * eps / (1 - 5 * eps);
+  const double residual = std::abs((x * a - Eigen::MatrixXd::Identity(5, 5))(2, 2));
+  EXPECT_NEAR(r.value, 0.5, 0.5 * (residual + 2 * gamma * (x.cwiseAbs() * a.cwiseAbs())(2, 2)));
   splitting->accept();
   a.col(2) = c;
   EXPECT_EQ(splitting->counters().event(kSplitEvent), 0);

@@ -23,9 +23,10 @@
 // its check compared something (compared_something) and fails when that is
 // fewer than half of them.
 //
-// Findings (bounds a strategy exceeds) are kept as tests under
-// StrategyFindings, with their counterexamples, and as "known-finding" or
-// "fixed" files in data/fuzz-corpus (tests/verify/properties/corpus_test.cpp).
+// A finding (a bound a strategy exceeded) is kept, once fixed, as a test
+// under StrategyFindings with its counterexample, and as a file of
+// data/fuzz-corpus, whose status says whether it is fixed or a known,
+// unfixed finding (tests/verify/properties/corpus_test.cpp replays each).
 //
 // Case counts and seeds. RapidCheck's default is 100 cases; properties that
 // are expensive per case ask for fewer through check_property(), which also
