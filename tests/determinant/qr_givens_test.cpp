@@ -25,8 +25,8 @@
 namespace slaterlab {
 namespace {
 
-using Ld = long double;
-using MatrixLd = Eigen::Matrix<Ld, Eigen::Dynamic, Eigen::Dynamic>;
+using LongDouble = long double;
+using MatrixLongDouble = Eigen::Matrix<LongDouble, Eigen::Dynamic, Eigen::Dynamic>;
 
 constexpr double kC = 10.0;  // backward-error constant (docs/properties.md)
 
@@ -93,15 +93,15 @@ class Workload {
 struct Conditioning {
   double kappa_rho = 0;  // ||A||_F ||e_k^T A^{-1}|| ||A^{-1} a'|| / |rho|
   double kappa_f = 0;    // ||A||_F ||A^{-1}||_F of the current matrix
-  Ld log_abs_det = 0;
+  LongDouble log_abs_det = 0;
 };
 
 /// Long-double conditioning of the proposal (k, a') against A.
 Conditioning condition(const Eigen::MatrixXd& a, Eigen::Index k, const Eigen::VectorXd& col) {
-  const MatrixLd al = a.cast<Ld>();
-  Eigen::PartialPivLU<MatrixLd> lu(al);
-  const MatrixLd inv = lu.inverse();
-  const Eigen::Matrix<Ld, Eigen::Dynamic, 1> y = inv * col.cast<Ld>();
+  const MatrixLongDouble al = a.cast<LongDouble>();
+  Eigen::PartialPivLU<MatrixLongDouble> lu(al);
+  const MatrixLongDouble inv = lu.inverse();
+  const Eigen::Matrix<LongDouble, Eigen::Dynamic, 1> y = inv * col.cast<LongDouble>();
   Conditioning c;
   c.kappa_rho = double(al.norm() * inv.row(k).norm() * y.norm() / std::abs(y(k)));
   c.kappa_f = double(al.norm() * inv.norm());
@@ -182,11 +182,12 @@ struct Residuals {
 
 Residuals residuals(const QrFactors& f, const Eigen::MatrixXd& a) {
   const Eigen::Index n = a.rows();
-  MatrixLd ap(n, n);
-  for (Eigen::Index j = 0; j < n; ++j) ap.col(j) = a.col(f.column_of[std::size_t(j)]).cast<Ld>();
-  const MatrixLd q = f.q.cast<Ld>();
-  return {double((q * f.r.cast<Ld>() - ap).norm() / ap.norm()),
-          double((q.transpose() * q - MatrixLd::Identity(n, n)).norm())};
+  MatrixLongDouble ap(n, n);
+  for (Eigen::Index j = 0; j < n; ++j)
+    ap.col(j) = a.col(f.column_of[std::size_t(j)]).cast<LongDouble>();
+  const MatrixLongDouble q = f.q.cast<LongDouble>();
+  return {double((q * f.r.cast<LongDouble>() - ap).norm() / ap.norm()),
+          double((q.transpose() * q - MatrixLongDouble::Identity(n, n)).norm())};
 }
 
 // Permutation tracking: delete-append moves the replaced logical column to

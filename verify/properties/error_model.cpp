@@ -15,7 +15,7 @@ ErrorModel::Bound ErrorModel::ratio_bound(const OracleStep& o) const {
   b.kappa = norm * inv;
   const double e = eps_m() * b.kappa + kLambda * factor_ * propagated_.ratio_error(o);
   b.valid = std::isfinite(e) && e < 0.5;
-  b.rel = e / (1 - e) + kC * n_ * kEpsLd * b.kappa;
+  b.rel = e / (1 - e) + kC * n_ * kEpsLongDouble * b.kappa;
   return b;
 }
 

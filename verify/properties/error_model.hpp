@@ -63,7 +63,7 @@ class ErrorModel {
   Bound ratio_bound(const OracleStep& o) const;
 
   /// kLambda times the left residual the propagated update roundings leave.
-  double propagated_left_residual(const MatrixLd& a) const {
+  double propagated_left_residual(const MatrixLongDouble& a) const {
     return kLambda * factor_ * propagated_.left_residual(a);
   }
 

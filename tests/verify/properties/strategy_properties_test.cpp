@@ -156,8 +156,8 @@ void check_generated(const PropertyConfig& cfg, Property p, int max_success,
     const GeneratedCase g = pick_case(limits);
     const UpdaterOptions o = handling.generated_cadence ? with_cadence(cfg, g) : cfg.options;
     CheckStats stats;
-    const auto failure = check_case(p, cfg.name, o, g.kase, &stats);
-    compared.count(p, stats, g.kase);
+    const auto failure = check_case(p, cfg.name, o, g.property_case, &stats);
+    compared.count(p, stats, g.property_case);
     if (handling.discard_vacuous) RC_PRE(stats.vacuous == 0);
     assert_holds(failure);
   });
