@@ -939,20 +939,26 @@ TEST_F(Hdf5StoreTest, SchemaDocumentDescribesEveryAttributeAndColumnWithItsUnit)
   }
 }
 
+/// A VMC run "run" (2 walkers, 3 blocking levels) and the orbital record
+/// "bspline-float-n4-alpha1-grid8".
+void add_vmc_and_orbitals(ResultWriter& writer) {
+  VmcRun run;
+  run.info.name = "run";
+  run.walkers.resize(2);
+  run.blocking.resize(3);
+  run.energy = {{1.0, 2.0}, {3.0}};
+  writer.add_vmc_run(run);
+  OrbitalAccuracyRecord record;
+  record.label = "bspline-float-n4-alpha1-grid8";
+  writer.add_orbital_accuracy(record);
+}
+
 // The VMC and orbital-accuracy groups are documented the same way: every
 // attribute and every column, with the unit the file records.
 TEST_F(Hdf5StoreTest, SchemaDocumentDescribesVmcAndOrbitalGroups) {
   {
     auto writer = ResultWriter::create(final_, sample_metadata("vmc"));
-    VmcRun run;
-    run.info.name = "run";
-    run.walkers.resize(2);
-    run.blocking.resize(3);
-    run.energy = {{1.0, 2.0}, {3.0}};
-    writer.add_vmc_run(run);
-    OrbitalAccuracyRecord record;
-    record.label = "bspline-float-n4-alpha1-grid8";
-    writer.add_orbital_accuracy(record);
+    add_vmc_and_orbitals(writer);
     writer.commit();
   }
   const auto doc = schema_doc();
@@ -1062,15 +1068,7 @@ TEST_F(Hdf5StoreTest, EveryFieldTheDocumentsNameIsWritten) {
   {
     auto writer = ResultWriter::create(final_, sample_metadata("more"), /*append=*/true);
     write_experiments(writer, {"e2"});
-    VmcRun run;
-    run.info.name = "run";
-    run.walkers.resize(2);
-    run.blocking.resize(3);
-    run.energy = {{1.0, 2.0}, {3.0}};
-    writer.add_vmc_run(run);
-    OrbitalAccuracyRecord record;
-    record.label = "bspline-float-n4-alpha1-grid8";
-    writer.add_orbital_accuracy(record);
+    add_vmc_and_orbitals(writer);
     writer.commit();
   }
   h5::library_init();
