@@ -10,7 +10,11 @@ that the code keeps to it:
   - no include cycle between modules (x.hpp and x.cpp are one module), also
     inside a folder;
   - the library headers (reference/, strategies/) are included as
-    "slaterlab/<folder>/...", the path they are installed under, everywhere.
+    "slaterlab/<folder>/...", the path they are installed under, everywhere;
+  - no string literal of verify/ is a built-in strategy's name or one of its
+    labels ("delayed", "sm-double", "delayed-16-double"): a strategy is
+    known to verify/ by its traits, never by its name (the names are those
+    of the registry in strategies/determinant/factory.cpp, its own folder).
 Prints each violation, naming the file and the offending include, and exits
 with 1; exits with 0 and one summary line when the layering holds.
 Usage: scripts/check-layering.py [REPO_ROOT]
@@ -28,6 +32,12 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"(verify/[^"]+)"', re.MULTILINE)
 LIBRARY_INCLUDE = re.compile(r'^\s*#\s*include\s+["<]((?:reference|strategies)/[^">]+)[">]',
                              re.MULTILINE)
 SOURCE_SUFFIXES = {".hpp", ".cpp", ".in"}
+# An entry of the built-in strategies' registry: {"name", traits(...) or a traits function.
+REGISTRY_ENTRY = re.compile(r'^\s*\{"([a-z0-9-]+)",\s*(?:traits\(|\w+_traits\(\))', re.MULTILINE)
+# A C++ string literal, a // comment or a /* */ comment, whichever starts first.
+LITERAL_OR_COMMENT = re.compile(r'"((?:[^"\\\n]|\\.)*)"|//[^\n]*|/\*.*?\*/', re.DOTALL)
+# A configuration label: name[-K][-precision][-variant].
+LABEL_TAIL = r"(-\d+)?(-(float|double|mixed))?(-[a-z]+)?"
 CODE_FOLDERS = ("reference", "strategies", "verify", "tests", "examples")
 
 
@@ -109,7 +119,8 @@ def check(root):
                 modules.setdefault(module(rel), set()).add(module(include))
     for cycle in cycles(modules):
         problems.append("include cycle between modules: " + " -> ".join(cycle))
-    return problems + library_include_problems(root), len(sources), links
+    return (problems + library_include_problems(root) + strategy_name_problems(root, verify),
+            len(sources), links)
 
 
 def library_include_problems(root):
@@ -122,6 +133,30 @@ def library_include_problems(root):
                 for include in LIBRARY_INCLUDE.findall(source.read_text()):
                     problems.append(f'{source.relative_to(root).as_posix()}: #include "{include}" '
                                     f'must be "slaterlab/{include}", as installed')
+    return problems
+
+
+def builtin_strategies(root):
+    """The names of the registry in strategies/determinant/factory.cpp."""
+    return REGISTRY_ENTRY.findall((root / "strategies/determinant/factory.cpp").read_text())
+
+
+def strategy_name_problems(root, verify):
+    """String literals of verify/ that are a built-in strategy's name or label."""
+    names = sorted(builtin_strategies(root), key=len, reverse=True)
+    if not names:
+        return ["strategies/determinant/factory.cpp: no built-in strategy found in its registry"]
+    label = re.compile(r"^(%s)%s$" % ("|".join(map(re.escape, names)), LABEL_TAIL))
+    problems = []
+    for source in sorted(p for p in verify.rglob("*") if p.suffix in SOURCE_SUFFIXES):
+        text = source.read_text()
+        for match in LITERAL_OR_COMMENT.finditer(text):
+            literal = match.group(1)
+            if literal is not None and label.match(literal):
+                line = text.count("\n", 0, match.start()) + 1
+                problems.append(f'{source.relative_to(verify.parent).as_posix()}:{line}: "{literal}" '
+                                f"names the built-in strategy '{label.match(literal).group(1)}': "
+                                "ask its traits (strategy_traits.hpp) instead")
     return problems
 
 
@@ -143,12 +178,18 @@ def self_test(root):
                                 'must be "slaterlab/strategies/determinant/precision.hpp"'),
         "link cycle": ("CMakeLists.txt", "slaterlab_verify_library(stats LINKS slaterlab_cli)\n",
                        "links form a cycle"),
+        "strategy name": ("run/plan.cpp", 'const char* kWindowed = "delayed";\n',
+                          "names the built-in strategy 'delayed'"),
+        "strategy label": ("report/table.cpp", 'const char* kLabel = "qr-givens-double";\n',
+                           "names the built-in strategy 'qr-givens'"),
     }
     wrong = ["the unchanged tree fails"] if check(root)[0] else []
     for kind, (file, text, expected) in plants.items():
         with tempfile.TemporaryDirectory() as tmp:
             copy = pathlib.Path(tmp)
             shutil.copytree(root / "verify", copy / "verify")
+            (copy / "strategies/determinant").mkdir(parents=True)
+            shutil.copy(root / "strategies/determinant/factory.cpp", copy / "strategies/determinant")
             with open(copy / "verify" / file, "a") as out:
                 out.write(text)
             if kind == "module cycle":

@@ -9,6 +9,12 @@ Usage: scripts/hard_cases.py KIND SEED OUT.h5, KIND one of
              to eta = 1e-6, then release the chain with fresh columns
 Every move is accepted. Replay with workload = "replay", acceptance =
 "forced", acceptance_rate = 1 (docs/replay.md).
+
+The draws are numpy's, independent of slaterlab's random streams; the Haar
+and randsvd matrices are made from them by the algorithms of
+verify/inputs/random_matrices.hpp (haar_from_gaussian, randsvd_from_gaussians
+below), which tests/verify/inputs/random_matrices_test.cpp checks give the
+same matrices from the same Gaussian draws.
 """
 import os
 import sys
@@ -17,9 +23,15 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from write_replay import write_replay_file
 
-def haar(n, rng):
-    q, r = np.linalg.qr(rng.standard_normal((n, n)))
-    return q * np.sign(np.diag(r))
+def haar_from_gaussian(g):
+    """Q diag(sign(R_jj)) of the Householder QR g = Q R, sign(0) = +1:
+    Haar distributed for g of iid standard normals (haar_orthogonal)."""
+    q, r = np.linalg.qr(g)
+    return q * np.where(np.diag(r) < 0, -1.0, 1.0)
+
+def randsvd_from_gaussians(g_u, g_v, sigma):
+    """(U diag(sigma)) V^T with U, V = haar_from_gaussian(g_u), (g_v) (randsvd)."""
+    return (haar_from_gaussian(g_u) * sigma) @ haar_from_gaussian(g_v).T
 
 def repeated(seed, n=48, moves=400):
     rng = np.random.default_rng(seed)
@@ -33,8 +45,9 @@ def repeated(seed, n=48, moves=400):
 
 def randsvd_small(seed, n=32, kappa=1e10, moves=400, delta=0.1):
     rng = np.random.default_rng(seed)
-    s = np.logspace(0, -np.log10(kappa), n)
-    a = haar(n, rng) @ np.diag(s) @ haar(n, rng).T
+    s = np.logspace(0, -np.log10(kappa), n)  # randsvd_singular_values' geometric mode
+    g_u = rng.standard_normal((n, n))
+    a = randsvd_from_gaussians(g_u, rng.standard_normal((n, n)), s)
     cur = a.copy(); el, cols = [], []
     for _ in range(moves):
         k = int(rng.integers(n))
@@ -57,6 +70,8 @@ def collinear(seed, n=40, moves=400, eta=1e-6):
     return a, el[:moves], np.array(cols[:moves])
 
 kinds = {"repeated": repeated, "randsvd": randsvd_small, "collinear": collinear}
-kind, seed, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-a, el, cols = kinds[kind](seed)
-write_replay_file(out, a, el, cols, accept=np.ones(len(el), dtype=np.int8))
+
+if __name__ == "__main__":
+    kind, seed, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    a, el, cols = kinds[kind](seed)
+    write_replay_file(out, a, el, cols, accept=np.ones(len(el), dtype=np.int8))

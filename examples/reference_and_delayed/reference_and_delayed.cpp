@@ -212,7 +212,7 @@ int main(int argc, char** argv) {
   std::printf("%s: final log|det| error %.3g eps (bound %.3g eps), sign %s, %lld flushes\n",
               delayed.label().c_str(), log_det_error / kEps, log_det_bound / kEps,
               sign_agrees ? "agrees" : "DISAGREES",
-              static_cast<long long>(delayed.counters().flushes));
+              static_cast<long long>(delayed.counters().event(slaterlab::kFlushEvent)));
 
   if (!references_agree) std::printf("REFERENCES DISAGREE: the 50-digit log|det| is outside Arb's ball\n");
   const bool within = worst_ratio_error_over_bound <= 1 && log_det_error <= log_det_bound &&

@@ -71,19 +71,19 @@ DelayedVariant parse_delayed_variant(const std::string& text) {
                               "' for strategy 'delayed' (valid: incremental, naive)");
 }
 
-template <class Storage, class Look>
-DelayedUpdate<Storage, Look>::DelayedUpdate(UpdaterOptions options)
+template <class Storage, class LookAheadScalar>
+DelayedUpdate<Storage, LookAheadScalar>::DelayedUpdate(UpdaterOptions options)
     : DelayedWindowUpdater(std::move(options)), variant_(parse_delayed_variant(this->options().variant)) {}
 
-template <class Storage, class Look>
-std::string DelayedUpdate<Storage, Look>::label() const {
+template <class Storage, class LookAheadScalar>
+std::string DelayedUpdate<Storage, LookAheadScalar>::label() const {
   std::string s = "delayed-" + std::to_string(options().k) + "-" + std::string(to_string(precision()));
   if (variant_ == DelayedVariant::naive) s += "-naive";
   return s;
 }
 
-template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
+template <class Storage, class LookAheadScalar>
+void DelayedUpdate<Storage, LookAheadScalar>::reset(const Eigen::MatrixXd& a) {
   begin_reset(a);
   const Eigen::Index n = a.rows();
   const Eigen::Index kmax = capacity();
@@ -100,7 +100,7 @@ void DelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
   }
   electron_.assign(std::size_t(kmax), 0);
   last_move_of_.assign(std::size_t(n), -1);
-  seat_pending(0);
+  point_pending_at_slot(0);
   cur_row_.setZero(n);
   ra_.setZero(kmax);
   wa_.setZero(kmax);
@@ -115,7 +115,7 @@ void DelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
   flush_work_.pivots.setZero(kmax);
   flush_work_.x.setZero(n);
   flush_work_.row.setZero(n);
-  if constexpr (!std::is_same_v<Storage, Look>) {
+  if constexpr (!std::is_same_v<Storage, LookAheadScalar>) {
     flush_work_.z_store.setZero(n, kmax);
     flush_work_.columns_store.setZero(n, kmax);
   }
@@ -124,8 +124,8 @@ void DelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
   mutable_counters().recomputes = 0;  // the initial factorisation is not a recompute
 }
 
-template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::refactorise() {
+template <class Storage, class LookAheadScalar>
+void DelayedUpdate<Storage, LookAheadScalar>::refactorise() {
   Inversion<Storage> inv = invert_at<Storage>(precision(), matrix());
   // Same LU and inverse as sm, transposed once here (O(N^2) next to the
   // O(N^3) factorisation) so that rows of Ainv are contiguous afterwards.
@@ -135,59 +135,69 @@ void DelayedUpdate<Storage, Look>::refactorise() {
   note_recompute();
 }
 
-template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::close_window() {
+template <class Storage, class LookAheadScalar>
+void DelayedUpdate<Storage, LookAheadScalar>::close_window() {
   for (Eigen::Index i = 0; i < m_; ++i) last_move_of_[std::size_t(electron_[std::size_t(i)])] = -1;
   m_ = 0;
   log_det_b_ = {};
 }
 
-template <class Storage, class Look>
-Ratio DelayedUpdate<Storage, Look>::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
+template <class Storage, class LookAheadScalar>
+Ratio DelayedUpdate<Storage, LookAheadScalar>::ratio(Eigen::Index k,
+                                                     const Eigen::VectorXd& new_column) {
   begin_proposal(k, new_column);
   proposal_open_ = true;
   const Eigen::Index n = size();
   const Eigen::Index m = m_;
-  seat_pending(m);
-  column_ = new_column.template cast<Look>();
-  row_ = ainvt_.col(k).template cast<Look>();
+  point_pending_at_slot(m);
+  column_ = new_column.template cast<LookAheadScalar>();
+  row_ = ainvt_.col(k).template cast<LookAheadScalar>();
   // The current row k of the inverse, cur = r - W q, q = B^{-T} c, where
   // c_i = e_k^T Ainv u_i = r^T a'_i - r^T a_{k_i,0}, the latter taken as
   // the identity's delta(k, k_i) (file comment).
   cur_row_ = row_;
   if (m > 0) {
-    blocks::gemv(true, n, m, Look(1), columns_.data(), n, row_.data(), Look(0), ra_.data());
-    for (Eigen::Index i = 0; i < m; ++i) c_row_(i) = ra_(i) - (electron_[std::size_t(i)] == k ? Look(1) : Look(0));
-    blocks::gemv(true, m, m, Look(1), binv_.data(), capacity(), c_row_.data(), Look(0), q_.data());
-    blocks::gemv(false, n, m, Look(-1), w_.data(), n, q_.data(), Look(1), cur_row_.data());
+    blocks::gemv(true, n, m, LookAheadScalar(1), columns_.data(), n, row_.data(),
+                 LookAheadScalar(0), ra_.data());
+    for (Eigen::Index i = 0; i < m; ++i)
+      c_row_(i) =
+          ra_(i) - (electron_[std::size_t(i)] == k ? LookAheadScalar(1) : LookAheadScalar(0));
+    blocks::gemv(true, m, m, LookAheadScalar(1), binv_.data(), capacity(), c_row_.data(),
+                 LookAheadScalar(0), q_.data());
+    blocks::gemv(false, n, m, LookAheadScalar(-1), w_.data(), n, q_.data(), LookAheadScalar(1),
+                 cur_row_.data());
   }
   pending_pivot_ = double(cur_row_.dot(column_));
   pending_ratio_ = variant_ == DelayedVariant::incremental ? pending_pivot_ : naive_ratio(k);
   return classify(pending_ratio_);
 }
 
-template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::border_column(Eigen::Index k) {
+template <class Storage, class LookAheadScalar>
+void DelayedUpdate<Storage, LookAheadScalar>::border_column(Eigen::Index k) {
   // b_j = w_j^T a' - w_j^T (the column this move replaces): B's new column.
   const Eigen::Index m = m_;
-  if (m > 0) blocks::gemv(true, size(), m, Look(1), w_.data(), size(), column_.data(), Look(0), wa_.data());
+  if (m > 0)
+    blocks::gemv(true, size(), m, LookAheadScalar(1), w_.data(), size(), column_.data(),
+                 LookAheadScalar(0), wa_.data());
   const Eigen::Index p = last_move_of_[std::size_t(k)];
   for (Eigen::Index j = 0; j < m; ++j) {
-    const Look replaced = p >= 0 ? wa_table_(j, p) : (electron_[std::size_t(j)] == k ? Look(1) : Look(0));
+    const LookAheadScalar replaced =
+        p >= 0 ? wa_table_(j, p)
+               : (electron_[std::size_t(j)] == k ? LookAheadScalar(1) : LookAheadScalar(0));
     b_col_(j) = wa_(j) - replaced;
   }
   row_dot_column_ = row_.dot(column_);
-  d_ = p >= 0 ? Look(1) + row_dot_column_ - ra_(p) : row_dot_column_;
+  d_ = p >= 0 ? LookAheadScalar(1) + row_dot_column_ - ra_(p) : row_dot_column_;
 }
 
-template <class Storage, class Look>
-double DelayedUpdate<Storage, Look>::naive_ratio(Eigen::Index k) {
+template <class Storage, class LookAheadScalar>
+double DelayedUpdate<Storage, LookAheadScalar>::naive_ratio(Eigen::Index k) {
   // The paper's look-ahead: rho = det(B') / det(B), B' = [[B, b], [c^T, d]],
   // from a fresh LU of B' packed with leading dimension m+1.
   const Eigen::Index m = m_;
   const Eigen::Index ld = m + 1;
   border_column(k);
-  Look* bp = bordered_.data();
+  LookAheadScalar* bp = bordered_.data();
   for (Eigen::Index j = 0; j < m; ++j) {
     for (Eigen::Index i = 0; i < m; ++i) bp[i + j * ld] = b_(i, j);
     bp[m + j * ld] = c_row_(j);
@@ -202,8 +212,8 @@ double DelayedUpdate<Storage, Look>::naive_ratio(Eigen::Index k) {
          std::exp(log_det_b_new_.log_abs - log_det_b_.log_abs);
 }
 
-template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::accept() {
+template <class Storage, class LookAheadScalar>
+void DelayedUpdate<Storage, LookAheadScalar>::accept() {
   const double rho = pending_ratio_;
   // The window is bordered with the direct ratio in both variants: the
   // naive det(B') / det(B) agrees with it only to eps kappa(B), and a B
@@ -222,10 +232,10 @@ void DelayedUpdate<Storage, Look>::accept() {
   place_accepted_move(*this, k, pivot, step_growth);  // the guard's decisions (delayed_window.hpp)
 }
 
-template <class Storage, class Look>
-bool DelayedUpdate<Storage, Look>::reopen_window(Eigen::Index k) {
-  row_ = ainvt_.col(k).template cast<Look>();
-  const Look fresh = row_.dot(column_);
+template <class Storage, class LookAheadScalar>
+bool DelayedUpdate<Storage, LookAheadScalar>::reopen_window(Eigen::Index k) {
+  row_ = ainvt_.col(k).template cast<LookAheadScalar>();
+  const LookAheadScalar fresh = row_.dot(column_);
   if (!(std::abs(double(fresh)) > 0) || !std::isfinite(double(fresh))) {
     refactorise();
     return false;
@@ -234,10 +244,10 @@ bool DelayedUpdate<Storage, Look>::reopen_window(Eigen::Index k) {
   return true;
 }
 
-template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot) {
+template <class Storage, class LookAheadScalar>
+void DelayedUpdate<Storage, LookAheadScalar>::open_window(Eigen::Index k, LookAheadScalar pivot) {
   // With an empty window B = [r^T a'] (the first move's ratio against A0).
-  binv_(0, 0) = Look(1) / pivot;
+  binv_(0, 0) = LookAheadScalar(1) / pivot;
   wa_table_(0, 0) = pivot;
   if (variant_ == DelayedVariant::naive) {
     b_(0, 0) = pivot;
@@ -248,15 +258,15 @@ void DelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot) {
   m_ = 1;
 }
 
-template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::seat_pending(Eigen::Index i) {
-  new (&column_) Eigen::Map<VectorX<Look>>(columns_.col(i).data(), size());
-  new (&row_) Eigen::Map<VectorX<Look>>(w_.col(i).data(), size());
+template <class Storage, class LookAheadScalar>
+void DelayedUpdate<Storage, LookAheadScalar>::point_pending_at_slot(Eigen::Index i) {
+  new (&column_) Eigen::Map<VectorX<LookAheadScalar>>(columns_.col(i).data(), size());
+  new (&row_) Eigen::Map<VectorX<LookAheadScalar>>(w_.col(i).data(), size());
 }
 
-template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::store_move(Eigen::Index i, Eigen::Index k, double row_norm2,
-                                              double moved_norm2) {
+template <class Storage, class LookAheadScalar>
+void DelayedUpdate<Storage, LookAheadScalar>::store_move(Eigen::Index i, Eigen::Index k,
+                                                         double row_norm2, double moved_norm2) {
   if (column_.data() != columns_.col(i).data()) {  // after a guard flush: the window restarts at 0
     columns_.col(i) = column_;
     w_.col(i) = row_;
@@ -267,8 +277,8 @@ void DelayedUpdate<Storage, Look>::store_move(Eigen::Index i, Eigen::Index k, do
   last_move_of_[std::size_t(k)] = i;
 }
 
-template <class Storage, class Look>
-bool DelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot) {
+template <class Storage, class LookAheadScalar>
+bool DelayedUpdate<Storage, LookAheadScalar>::extend_window(Eigen::Index k, LookAheadScalar pivot) {
   // The guard (file comment): the rounding of cur = r - W q against sm's
   // accumulated rounding of the same row.
   const Eigen::Index m = m_;
@@ -282,15 +292,16 @@ bool DelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot) {
   // and so is b by the naive ratio()).
   const Eigen::Index ld = capacity();
   if (variant_ == DelayedVariant::incremental) border_column(k);
-  blocks::gemv(false, m, m, Look(1), binv_.data(), ld, b_col_.data(), Look(0), t_.data());
+  blocks::gemv(false, m, m, LookAheadScalar(1), binv_.data(), ld, b_col_.data(), LookAheadScalar(0),
+               t_.data());
 
-  blocks::ger(m, m, Look(1) / pivot, t_.data(), q_.data(), binv_.data(), ld);
+  blocks::ger(m, m, LookAheadScalar(1) / pivot, t_.data(), q_.data(), binv_.data(), ld);
   // Whole-vector expressions: vectorised divisions (the same quotients).
   binv_.col(m).head(m) = -t_.head(m) / pivot;
   binv_.row(m).head(m) = (-q_.head(m) / pivot).transpose();
   wa_table_.col(m).head(m) = wa_.head(m);
   wa_table_.row(m).head(m) = ra_.head(m).transpose();
-  binv_(m, m) = Look(1) / pivot;
+  binv_(m, m) = LookAheadScalar(1) / pivot;
   wa_table_(m, m) = row_dot_column_;
   if (variant_ == DelayedVariant::naive) {
     for (Eigen::Index i = 0; i < m; ++i) {
@@ -305,12 +316,13 @@ bool DelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot) {
   return true;
 }
 
-template <class Storage, class Look>
-bool DelayedUpdate<Storage, Look>::correct(MatrixX<Storage>& ainvt, CorrectionWork& work) const {
+template <class Storage, class LookAheadScalar>
+bool DelayedUpdate<Storage, LookAheadScalar>::correct(MatrixX<Storage>& ainvt,
+                                                      CorrectionWork& work) const {
   const Eigen::Index n = size();
   const Eigen::Index m = m_;
   const Storage* columns = nullptr;
-  if constexpr (std::is_same_v<Storage, Look>) {
+  if constexpr (std::is_same_v<Storage, LookAheadScalar>) {
     columns = columns_.data();
   } else {
     if (work.columns_store.rows() != n || work.columns_store.cols() < m)
@@ -335,12 +347,14 @@ bool DelayedUpdate<Storage, Look>::correct(MatrixX<Storage>& ainvt, CorrectionWo
       [&](Eigen::Index first) { return apply_moves_singly(ainvt, columns, work, first); });
 }
 
-template <class Storage, class Look>
-void DelayedUpdate<Storage, Look>::woodbury_update(MatrixX<Storage>& ainvt, const Storage* columns,
-                                                   CorrectionWork& work, Eigen::Index p) const {
+template <class Storage, class LookAheadScalar>
+void DelayedUpdate<Storage, LookAheadScalar>::woodbury_update(MatrixX<Storage>& ainvt,
+                                                              const Storage* columns,
+                                                              CorrectionWork& work,
+                                                              Eigen::Index p) const {
   const Eigen::Index n = size();
   const Storage* z = nullptr;
-  if constexpr (std::is_same_v<Storage, Look>) {
+  if constexpr (std::is_same_v<Storage, LookAheadScalar>) {
     z = work.z.data();
   } else {
     if (work.z_store.rows() != n || work.z_store.cols() < p) work.z_store.resize(n, p);
@@ -369,9 +383,11 @@ void DelayedUpdate<Storage, Look>::woodbury_update(MatrixX<Storage>& ainvt, cons
                          ainvt.data(), n);
 }
 
-template <class Storage, class Look>
-bool DelayedUpdate<Storage, Look>::apply_moves_singly(MatrixX<Storage>& ainvt, const Storage* columns,
-                                                      CorrectionWork& work, Eigen::Index first) const {
+template <class Storage, class LookAheadScalar>
+bool DelayedUpdate<Storage, LookAheadScalar>::apply_moves_singly(MatrixX<Storage>& ainvt,
+                                                                 const Storage* columns,
+                                                                 CorrectionWork& work,
+                                                                 Eigen::Index first) const {
   // Each state rounded once, as sm rounds it: the pivot r^T a' against the
   // inverse so far, as sm forms its ratio.
   const Eigen::Index n = size();
@@ -385,12 +401,13 @@ bool DelayedUpdate<Storage, Look>::apply_moves_singly(MatrixX<Storage>& ainvt, c
   return true;
 }
 
-template <class Storage, class Look>
-bool DelayedUpdate<Storage, Look>::solve_window_rows(CorrectionWork& work, Eigen::Index m) const {
+template <class Storage, class LookAheadScalar>
+bool DelayedUpdate<Storage, LookAheadScalar>::solve_window_rows(CorrectionWork& work,
+                                                                Eigen::Index m) const {
   const Eigen::Index n = size();
   if (work.z.rows() != n || work.z.cols() < m) work.z.resize(n, m);
   if (m == 1) {  // B = [s]: Z = W / s, the rank-1 update sm applies
-    work.z.col(0) = w_.col(0) * (Look(1) / wa_table_(0, 0));
+    work.z.col(0) = w_.col(0) * (LookAheadScalar(1) / wa_table_(0, 0));
     return true;
   }
   // Z B^T = W with B = P L U: Z = W P L^{-T} U^{-T}. Each triangle is
@@ -400,34 +417,35 @@ bool DelayedUpdate<Storage, Look>::solve_window_rows(CorrectionWork& work, Eigen
   // applied in turn keep (docs/delayed-updates.md, rule 3). The factors live
   // in work's preallocated scratch: no allocation per flush.
   if (!factor_window_matrix(work, m)) return false;
-  Look* t = work.lu.data();
+  LookAheadScalar* t = work.lu.data();
   if (!invert_triangle(true, true, m, t, m) || !invert_triangle(false, false, m, t, m)) return false;
   for (Eigen::Index j = 0; j < m; ++j) work.z.col(j) = w_.col(work.order[std::size_t(j)]);
-  blocks::trmm(false, true, true, true, n, m, Look(1), t, m, work.z.data(), n);
-  blocks::trmm(false, false, true, false, n, m, Look(1), t, m, work.z.data(), n);
+  blocks::trmm(false, true, true, true, n, m, LookAheadScalar(1), t, m, work.z.data(), n);
+  blocks::trmm(false, false, true, false, n, m, LookAheadScalar(1), t, m, work.z.data(), n);
   // x * 0 is 0 for finite x and NaN otherwise: one vectorised pass, where
   // Eigen's allFinite on a block is not.
-  return (work.z.leftCols(m).array() * Look(0)).sum() == Look(0);
+  return (work.z.leftCols(m).array() * LookAheadScalar(0)).sum() == LookAheadScalar(0);
 }
 
-template <class Storage, class Look>
-bool DelayedUpdate<Storage, Look>::factor_window_matrix(CorrectionWork& work, Eigen::Index m) const {
+template <class Storage, class LookAheadScalar>
+bool DelayedUpdate<Storage, LookAheadScalar>::factor_window_matrix(CorrectionWork& work,
+                                                                   Eigen::Index m) const {
   // B = W^T A' (window_matrix_lu, which also gives log|det B| for cycles),
   // packed with leading dimension m.
   const Eigen::Index ld = capacity();
   if (work.lu.size() < m * m) work.lu.resize(m * m);
   if (work.pivots.size() < m) work.pivots.resize(m);
-  Look* b = work.lu.data();
+  LookAheadScalar* b = work.lu.data();
   for (Eigen::Index j = 0; j < m; ++j)
     for (Eigen::Index i = 0; i < m; ++i) b[i + j * m] = wa_table_.data()[i + j * ld];
-  if (!Eigen::Map<const VectorX<Look>>(b, m * m).allFinite()) return false;
+  if (!Eigen::Map<const VectorX<LookAheadScalar>>(b, m * m).allFinite()) return false;
   if (blocks::getrf(m, b, m, work.pivots.data()) != 0) return false;
   work.order = lu_column_order(work.pivots.head(m));
   return true;
 }
 
-template <class Storage, class Look>
-MaintainedState DelayedUpdate<Storage, Look>::maintained() const {
+template <class Storage, class LookAheadScalar>
+MaintainedState DelayedUpdate<Storage, LookAheadScalar>::maintained() const {
   if (m_ == 0) return {transposed<double>(ainvt_), std::nullopt};
   MatrixX<Storage> ainvt = ainvt_;
   CorrectionWork work;
@@ -437,8 +455,9 @@ MaintainedState DelayedUpdate<Storage, Look>::maintained() const {
   return {transposed<double>(ainvt), std::nullopt};
 }
 
-template <class Storage, class Look>
-CycleRatio DelayedUpdate<Storage, Look>::apply_cycle(const std::vector<ColumnUpdate>& updates) {
+template <class Storage, class LookAheadScalar>
+CycleRatio DelayedUpdate<Storage, LookAheadScalar>::apply_cycle(
+    const std::vector<ColumnUpdate>& updates) {
   const Eigen::Index m = Eigen::Index(updates.size());
   std::vector<Eigen::Index> columns;
   for (const ColumnUpdate& u : updates) columns.push_back(u.k);
@@ -452,9 +471,9 @@ CycleRatio DelayedUpdate<Storage, Look>::apply_cycle(const std::vector<ColumnUpd
     const ColumnUpdate& u = updates[std::size_t(i)];
     begin_proposal(u.k, u.column);  // validates k and the column
     due = commit_pending() || due;  // A := A_after, column by column
-    seat_pending(i);
-    column_ = u.column.template cast<Look>();
-    row_ = ainvt_.col(u.k).template cast<Look>();
+    point_pending_at_slot(i);
+    column_ = u.column.template cast<LookAheadScalar>();
+    row_ = ainvt_.col(u.k).template cast<LookAheadScalar>();
     const double row_norm2 = double(row_.squaredNorm());
     store_move(i, u.k, row_norm2, row_norm2);  // a cycle never splits (cycle_within_guard)
   }
@@ -463,7 +482,8 @@ CycleRatio DelayedUpdate<Storage, Look>::apply_cycle(const std::vector<ColumnUpd
   m_ = m;
 
   CycleRatio cycle;
-  const std::optional<LuFactors<Look>> lu = window_matrix_lu(wa_table_.data(), capacity(), m);
+  const std::optional<LuFactors<LookAheadScalar>> lu =
+      window_matrix_lu(wa_table_.data(), capacity(), m);
   const double value =
       lu ? lu->log_det.sign * std::exp(double(lu->log_det.log_abs)) : 0.0;
   cycle.breakdown = !lu || !std::isfinite(value) || std::abs(value) < options().breakdown;
@@ -486,8 +506,9 @@ CycleRatio DelayedUpdate<Storage, Look>::apply_cycle(const std::vector<ColumnUpd
   return cycle;
 }
 
-template <class Storage, class Look>
-bool DelayedUpdate<Storage, Look>::cycle_within_guard(const LuFactors<Look>& lu, double value) {
+template <class Storage, class LookAheadScalar>
+bool DelayedUpdate<Storage, LookAheadScalar>::cycle_within_guard(
+    const LuFactors<LookAheadScalar>& lu, double value) {
   // The decisions of place_accepted_move, for the cycle's m new rows
   // z_j = sum_i (B^{-1})_{ji} w_i of A_after's inverse (Z = W B^{-T}) at
   // once; for m = 1 they are exactly that move's (file comment).
@@ -500,7 +521,7 @@ bool DelayedUpdate<Storage, Look>::cycle_within_guard(const LuFactors<Look>& lu,
   // beyond the flush's guard refactorise instead of going move by move.
   if (!prefix_within_flush_guard(double(flush_work_.z.leftCols(m).squaredNorm()), w_norm2_, m))
     return false;
-  const MatrixX<Look> binv = lu_inverse<Look>(lu);
+  const MatrixX<LookAheadScalar> binv = lu_inverse<LookAheadScalar>(lu);
   for (Eigen::Index j = 0; j < m; ++j) {
     double terms2 = 0.0;
     for (Eigen::Index i = 0; i < m; ++i)
@@ -512,8 +533,8 @@ bool DelayedUpdate<Storage, Look>::cycle_within_guard(const LuFactors<Look>& lu,
   return true;
 }
 
-template <class Storage, class Look>
-double DelayedUpdate<Storage, Look>::refactorise_cycle() {
+template <class Storage, class LookAheadScalar>
+double DelayedUpdate<Storage, LookAheadScalar>::refactorise_cycle() {
   const LogDet before = log_det_;
   refactorise();
   return log_det_.sign * before.sign * std::exp(log_det_.log_abs - before.log_abs);

@@ -34,7 +34,7 @@ enum class DelayedVariant { incremental, naive };
 /// Throws std::invalid_argument naming the bad value otherwise.
 DelayedVariant parse_delayed_variant(const std::string& text);
 
-template <class Storage, class Look>
+template <class Storage, class LookAheadScalar>
 class DelayedUpdate final : public DelayedWindowUpdater {
  public:
   explicit DelayedUpdate(UpdaterOptions options);
@@ -55,10 +55,10 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   struct CorrectionWork {
     MatrixX<Storage> y;              // Ainv U, N x m (or its transpose, m x N)
     std::vector<Storage> packed;     // A'^T for skinny_transposed_product
-    MatrixX<Look> z;                 // W B^{-T}, N x m
+    MatrixX<LookAheadScalar> z;                 // W B^{-T}, N x m
     MatrixX<Storage> z_store;        // Z rounded to Storage (mixed only)
     MatrixX<Storage> columns_store;  // A' rounded to Storage (mixed only)
-    VectorX<Look> lu;                // B's LU factors, then the triangles' inverses, m x m
+    VectorX<LookAheadScalar> lu;     // B's LU factors, then the triangles' inverses, m x m
     Eigen::VectorXi pivots;          // B's LU pivots (LAPACK's)
     std::vector<int> order;          // column order of W P
     VectorX<Storage> x, row;         // sm_update's workspaces (a window of one)
@@ -80,12 +80,12 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   bool reopen_window(Eigen::Index k);
   bool in_window(Eigen::Index k) const { return last_move_of_[std::size_t(k)] >= 0; }
   /// Starts a window with the pending move as its only member.
-  void open_window(Eigen::Index k, Look pivot);
+  void open_window(Eigen::Index k, LookAheadScalar pivot);
   /// Borders the window by the pending move, unless the guard refuses
   /// (returns false, nothing changed).
-  bool extend_window(Eigen::Index k, Look pivot);
+  bool extend_window(Eigen::Index k, LookAheadScalar pivot);
   /// Points column_ and row_ at window slot i of A' and W.
-  void seat_pending(Eigen::Index i);
+  void point_pending_at_slot(Eigen::Index i);
   /// Stores the pending move as window move i (row_norm2 = ||r||^2, and
   /// moved_norm2 = ||cur / rho||^2, its electron's row just after it).
   void store_move(Eigen::Index i, Eigen::Index k, double row_norm2, double moved_norm2);
@@ -114,7 +114,7 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   bool factor_window_matrix(CorrectionWork& work, Eigen::Index m) const;
   /// For a cycle held as the window (B's LU, det B = value): whether its
   /// Woodbury update passes the guard's tests of place_accepted_move.
-  bool cycle_within_guard(const LuFactors<Look>& lu, double value);
+  bool cycle_within_guard(const LuFactors<LookAheadScalar>& lu, double value);
   /// Refactorises the exact matrix (A_after); returns det(A_after) / det
   /// of the matrix before, from the two log|det|.
   double refactorise_cycle();
@@ -124,11 +124,11 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   MatrixX<Storage> ainvt_;  // Ainv^T at the last flush, N x N
 
   // Window, preallocated N x K and K x K (leading dimensions N and K).
-  MatrixX<Look> columns_;   // A' = [a'_1 .. a'_m], the new columns
-  MatrixX<Look> w_;         // W = (V^T Ainv)^T
-  MatrixX<Look> binv_;      // B^{-1}
-  MatrixX<Look> wa_table_;  // W^T A' (entry (j, i) = w_j^T a'_i)
-  MatrixX<Look> b_;         // B (naive)
+  MatrixX<LookAheadScalar> columns_;   // A' = [a'_1 .. a'_m], the new columns
+  MatrixX<LookAheadScalar> w_;         // W = (V^T Ainv)^T
+  MatrixX<LookAheadScalar> binv_;      // B^{-1}
+  MatrixX<LookAheadScalar> wa_table_;  // W^T A' (entry (j, i) = w_j^T a'_i)
+  MatrixX<LookAheadScalar> b_;         // B (naive)
   LogDet log_det_b_;        // log|det B| and sign (naive)
   std::vector<Eigen::Index> electron_;      // k_i
   std::vector<Eigen::Index> last_move_of_;  // per electron: its last move in the window, or -1
@@ -140,21 +140,21 @@ class DelayedUpdate final : public DelayedWindowUpdater {
   double pending_ratio_ = 0.0;
   double pending_pivot_ = 0.0;  // cur^T a', the direct ratio (both variants)
   double cur_norm_ = 0.0;       // ||cur|| of the move being placed
-  Look d_{};              // B's new diagonal entry
-  Look row_dot_column_{};  // r^T a', B's new diagonal as the table stores it
+  LookAheadScalar d_{};              // B's new diagonal entry
+  LookAheadScalar row_dot_column_{};  // r^T a', B's new diagonal as the table stores it
   LogDet log_det_b_new_;  // log|det B'| (naive)
   // a' and r, N: views of the window's next slot (A' and W), where an
-  // accepted move leaves them without a copy (seat_pending).
-  Eigen::Map<VectorX<Look>> column_{nullptr, 0};
-  Eigen::Map<VectorX<Look>> row_{nullptr, 0};
-  VectorX<Look> cur_row_;  // the current row k of the inverse, N
-  VectorX<Look> ra_;       // A'^T r, K
-  VectorX<Look> wa_;       // W^T a', K
-  VectorX<Look> b_col_;    // b, K
-  VectorX<Look> c_row_;    // c, K
-  VectorX<Look> t_;        // B^{-1} b, K
-  VectorX<Look> q_;        // B^{-T} c, K
-  MatrixX<Look> bordered_;     // naive: LU workspace, K x K
+  // accepted move leaves them without a copy (point_pending_at_slot).
+  Eigen::Map<VectorX<LookAheadScalar>> column_{nullptr, 0};
+  Eigen::Map<VectorX<LookAheadScalar>> row_{nullptr, 0};
+  VectorX<LookAheadScalar> cur_row_;  // the current row k of the inverse, N
+  VectorX<LookAheadScalar> ra_;       // A'^T r, K
+  VectorX<LookAheadScalar> wa_;       // W^T a', K
+  VectorX<LookAheadScalar> b_col_;    // b, K
+  VectorX<LookAheadScalar> c_row_;    // c, K
+  VectorX<LookAheadScalar> t_;        // B^{-1} b, K
+  VectorX<LookAheadScalar> q_;        // B^{-T} c, K
+  MatrixX<LookAheadScalar> bordered_;     // naive: LU workspace, K x K
   std::vector<int> pivots_;    // naive: LU pivots
 
   CorrectionWork flush_work_;

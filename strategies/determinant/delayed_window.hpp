@@ -32,11 +32,10 @@ class DelayedWindowUpdater : public UpdaterBase {
   /// up to kGrowthFactor times one rounding of that row (within_row_guard),
   /// its rows may grow by it before a flush (within_flush_guard), and a
   /// move is near-singular or a release when its growth or |ratio| exceeds
-  /// kGrowthFactor N (place_accepted_move). Why 16: it leaves
-  /// healthy windows their length (iid Gaussian sweeps with every move
-  /// accepted flush after 95 and 85 moves on average at K = 256, N = 1024
-  /// and 2048, `slaterlab bench --n=1024,2048 --seconds=1.5`), while a window opened on a near-singular inverse exceeds it
-  /// 75-fold at its second move (N = 256), and the walks of
+  /// kGrowthFactor N (place_accepted_move). Why 16: it leaves healthy
+  /// windows their length, while a window opened on a near-singular inverse
+  /// exceeds it many-fold at its second move (the measurements of both:
+  /// docs/delayed-updates.md, rule 4), and the walks of
   /// delayed_update_test's FilledWindowsFlushWithinTheGuardOfSm keep their
   /// flushed inverses within a few times sm's error.
   static constexpr double kGrowthFactor = 16;
@@ -61,8 +60,8 @@ class DelayedWindowUpdater : public UpdaterBase {
   /// kGrowthFactor; otherwise a prefix of the window that passes this test,
   /// then its other moves one by one in Sherman-Morrison's form. The
   /// flush forms each row of the new inverse as a sum of m + 1 rows, which
-  /// rounds it about 30 times at m = 36 to 64 (docs/delayed-updates.md,
-  /// rule 7); Sherman-Morrison rounds each of the window's states once.
+  /// rounds it many times over (docs/delayed-updates.md, rule 7, measures
+  /// how many); Sherman-Morrison rounds each of the window's states once.
   /// That is within the guard while the flushed state is of the size of
   /// those it follows, not when it is much larger (a near-singular state
   /// not yet released), whose rounding becomes a backward error in every
@@ -91,7 +90,7 @@ class DelayedWindowUpdater : public UpdaterBase {
 
   /// Accepted moves waiting in the window (0 right after a flush).
   Eigen::Index pending_moves() const { return m_; }
-  /// Flushes forced by the growth guard since reset() (also in flushes).
+  /// Flushes forced by the growth guard since reset() (also counted as kFlushEvent).
   std::int64_t guard_flushes() const { return guard_flushes_; }
 
  protected:
@@ -105,7 +104,7 @@ class DelayedWindowUpdater : public UpdaterBase {
   void apply_window() {
     correct_flushed_inverse();
     close_window();
-    ++mutable_counters().flushes;
+    mutable_counters().count(kFlushEvent);
   }
   /// Applies the window, counted as a guard flush.
   void guard_flush() {
@@ -166,7 +165,7 @@ class DelayedWindowUpdater : public UpdaterBase {
 /// the exact update that releases it, and forms a released row by scaling
 /// (x_k / rho); a window holding both applies them as one correction, whose
 /// products of the near-singular inverse's rows make small rows from large
-/// terms (the fuzzer found a row of norm 0.55 wrong by 7e-3 that way). So is
+/// terms (docs/delayed-updates.md, rule 6, has the case the fuzzer found). So is
 /// a release (|s| above kGrowthFactor N): its row shrinks by |s|, which
 /// Sherman-Morrison does by scaling and a window by cancellation.
 ///
@@ -174,10 +173,8 @@ class DelayedWindowUpdater : public UpdaterBase {
 /// flushes it first. The window's rows W of one electron are the same
 /// flushed row, so B then has rows that differ only by the identity's unit
 /// vectors, and its bordered inverse loses digits in q that no cancellation
-/// in cur shows (docs/delayed-updates.md: one electron moved 2 to 5 times
-/// in a row, N = 48, K = 64, erred 5e-9 in log|det| against sm's 5e-13;
-/// flushed first, 2e-12). Particle-by-particle sweeps never repeat an
-/// electron within K <= N moves.
+/// in cur shows (docs/delayed-updates.md, rule 5, measures the loss).
+/// Particle-by-particle sweeps never repeat an electron within K <= N moves.
 template <class Updater>
 void place_accepted_move(Updater& u, Eigen::Index k, double pivot, double step_growth) {
   const double limit = Updater::kGrowthFactor * double(u.size());

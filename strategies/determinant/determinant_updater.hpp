@@ -16,6 +16,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "slaterlab/strategies/determinant/precision.hpp"
@@ -38,22 +40,40 @@ struct Ratio {
   bool breakdown = false;
 };
 
-/// Event counts since reset().
+/// Event counts since reset(): breakdowns and recomputes, which every
+/// strategy has, and the events only some strategies have (a delayed
+/// window's flushes, a split), counted by the names the strategy's traits
+/// declare (StrategyTraits::events), which the results file stores as
+/// columns without knowing the strategy.
 struct UpdaterCounters {
   std::int64_t breakdowns = 0;  ///< ratios reported as breakdown
   std::int64_t recomputes = 0;  ///< from-scratch refactorisations after reset()
-  std::int64_t flushes = 0;     ///< en-bloc applications of a delayed window
-  std::int64_t splits = 0;      ///< split updates (splitting strategy)
-  std::int64_t cycles_declined = 0;  ///< update cycles an external kernel declined to do whole
+  /// (name, count) of each named event counted at least once, in the order
+  /// first counted.
+  std::vector<std::pair<std::string, std::int64_t>> events;
+
+  /// The count of the named event; 0 when it was never counted.
+  std::int64_t event(std::string_view name) const {
+    for (const auto& [event_name, count] : events)
+      if (event_name == name) return count;
+    return 0;
+  }
+  /// Adds `times` to the named event.
+  void count(std::string_view name, std::int64_t times = 1) {
+    for (auto& [event_name, count] : events)
+      if (event_name == name) {
+        count += times;
+        return;
+      }
+    events.emplace_back(std::string(name), times);
+  }
 
   /// Counts of several updaters together (lanes of a split experiment, the
   /// spins of a VMC walker).
   UpdaterCounters& operator+=(const UpdaterCounters& b) {
     breakdowns += b.breakdowns;
     recomputes += b.recomputes;
-    flushes += b.flushes;
-    splits += b.splits;
-    cycles_declined += b.cycles_declined;
+    for (const auto& [name, times] : b.events) count(name, times);
     return *this;
   }
 };

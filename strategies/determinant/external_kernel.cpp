@@ -507,7 +507,7 @@ CycleRatio ExternalKernel::apply_cycle(const std::vector<ColumnUpdate>& updates)
                              "(no ratio, accept and reject to apply it by)");
   }
   if (status == SLATERLAB_DECLINED && library_.abi_version >= 2) {
-    ++mutable_counters().cycles_declined;
+    mutable_counters().count(kDeclinedCycleEvent);
     return DeterminantUpdater::apply_cycle(updates);  // ratio + accept, each a move
   }
   for (const ColumnUpdate& update : updates) {  // the exact matrix, A_after
@@ -529,6 +529,8 @@ StrategyTraits external_kernel_traits() {
   StrategyTraits t;
   t.precisions = {Precision::single, Precision::double_, Precision::mixed};
   t.loads_library = true;
+  t.events = {{kDeclinedCycleEvent,
+               "update cycles the kernel declined to do whole (applied move by move) so far"}};
   t.declared = [](const UpdaterOptions& o) {
     StrategyTraits d = external_kernel_traits();
     const slaterlab_kernel_api& api = *library_of(o).api;

@@ -12,7 +12,7 @@
 // kernel_size_refusal before any work; its queued updates are flushed at
 // each sweep's end and before each measurement (slaterlab/kernel.h); a
 // cycle it declines is applied move by move and counted
-// (UpdaterCounters::cycles_declined); a kernel that takes differences gets
+// (kDeclinedCycleEvent); a kernel that takes differences gets
 // new - old columns. Once loaded, what the kernel computes is judged, not
 // trusted: a non-finite or below-threshold ratio is a breakdown (Ratio's contract),
 // a wrong value is a finding of the metrics; a status other than OK or
@@ -203,6 +203,9 @@ class ExternalKernel final : public UpdaterBase {
   bool column_intact_ = true;  // the kernel left the column of the last ratio() as given
 };
 
+
+/// The event counted at each update cycle a kernel declines to do whole.
+inline constexpr const char* kDeclinedCycleEvent = "cycles_declined";
 
 /// The registry's traits of "kernel" and its builder.
 StrategyTraits external_kernel_traits();

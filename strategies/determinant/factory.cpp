@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
@@ -60,6 +61,8 @@ std::vector<std::pair<int, std::string>> delayed_bench_walks() {
   return walks;
 }
 
+CounterEvent flush_event() { return {kFlushEvent, "delayed-update flushes so far"}; }
+
 /// Traits with these precisions, the rest as `set` leaves them.
 template <class Set>
 StrategyTraits traits(std::vector<Precision> precisions, Set set) {
@@ -72,52 +75,55 @@ StrategyTraits traits(std::vector<Precision> precisions, Set set) {
 // Adding a strategy: its folder or files here, and one entry below with its
 // traits. Mutable only through register_strategy().
 std::vector<Entry>& registry() {
-  using Bound = StrategyTraits::MoveBound;
+  using Bound = BenchModel::MoveBound;
   static std::vector<Entry> entries = {
       {"recompute", traits(float_and_double(), [](StrategyTraits& t) {
-         t.factorises_every_move = true;
+         t.plan.factorises_every_move = true;
          t.carries_updates = false;
        }),
        by_storage<Recompute>()},
       {"sm", traits(all_precisions(), [](StrategyTraits& t) {
          t.baseline = true;
-         t.move_bound = Bound::triad;
-         t.bench_walks = {{16, ""}};
+         t.bench.move_bound = Bound::triad;
+         t.bench.walks = {{16, ""}};
        }),
        by_storage<ShermanMorrison>()},
       {"delayed", traits(all_precisions(), [](StrategyTraits& t) {
          t.variants = {"incremental", "naive"};
          t.windowed = true;
-         t.extra_bytes = window_bytes;
-         t.rounding_factor = window_rounding;
+         t.events = {flush_event()};
+         t.plan.extra_bytes = window_bytes;
+         t.rounding.factor = window_rounding;
          t.cycles = StrategyTraits::Cycles::window;
          t.guarded_against_baseline = true;
-         t.move_bound = Bound::gemm;
-         t.bench_walks = delayed_bench_walks();
+         t.bench.move_bound = Bound::gemm;
+         t.bench.walks = delayed_bench_walks();
        }),
        make_delayed_update},
       {"splitting", traits(all_precisions(), [](StrategyTraits& t) {
          t.default_breakdown = kDefaultSplittingThreshold;
+         t.events = {{kSplitEvent, "split updates so far", true}};
          t.cycles = StrategyTraits::Cycles::whole;
-         t.bench_walks = {{16, ""}};
+         t.bench.walks = {{16, ""}};
        }),
        make_splitting},
       {"qr-givens", traits(float_and_double(), [](StrategyTraits& t) {
          t.variants = {"delete-append", "rank1"};
-         t.matrices = 2;
-         t.bench_walks = {{16, ""}};
+         t.plan.matrices = 2;
+         t.bench.walks = {{16, ""}};
        }),
        by_storage<QrGivens>()},
       {"qr-rank1", traits(float_and_double(), [](StrategyTraits& t) {
          t.variants = {"rank1"};
-         t.matrices = 2;
+         t.plan.matrices = 2;
        }),
        by_storage<QrRank1>()},
       {"delayed-cuda", traits(all_precisions(), [](StrategyTraits& t) {
          t.variants = {"incremental"};
          t.windowed = true;
-         t.extra_bytes = window_bytes;
-         t.bench_walks = {{64, ""}, {256, ""}};
+         t.events = {flush_event()};
+         t.plan.extra_bytes = window_bytes;
+         t.bench.walks = {{64, ""}, {256, ""}};
          t.needs_device = true;
        }),
        make_delayed_cuda},
@@ -218,6 +224,20 @@ void register_strategy(std::string name, std::vector<Precision> precisions, Upda
   if (precisions.empty() || !build)
     throw std::invalid_argument("register_strategy: '" + name + "' needs precisions and a builder");
   if (find(name)) throw std::invalid_argument("strategy '" + name + "' is already registered");
+  for (std::size_t i = 0; i < traits.events.size(); ++i) {
+    const std::string& event = traits.events[i].name;
+    const bool word = !event.empty() && std::islower(static_cast<unsigned char>(event[0])) &&
+                      std::all_of(event.begin(), event.end(), [](char c) {
+                        return std::islower(static_cast<unsigned char>(c)) ||
+                               std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+                      });
+    if (!word)
+      throw std::invalid_argument("strategy '" + name + "': event name '" + event +
+                                  "' is not lower case letters, digits and '_' after a letter");
+    for (std::size_t j = 0; j < i; ++j)
+      if (traits.events[j].name == event)
+        throw std::invalid_argument("strategy '" + name + "': event '" + event + "' is repeated");
+  }
   traits.precisions = std::move(precisions);
   registry().push_back({std::move(name), std::move(traits), std::move(build)});
 }

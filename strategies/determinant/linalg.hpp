@@ -55,8 +55,8 @@ enum class Kernels { by_size, loops, blas };
 ///         t unchanged, on an exactly zero diagonal entry;
 ///   trmm  X <- alpha op(T) X (left) or alpha X op(T) (right), T triangular
 ///         (unit as in trtri), X rows x cols.
-/// By size, the loops run up to the multiply-adds below (the measured
-/// crossovers, linalg_blocks.cpp); every caller gets the same arithmetic for the
+/// By size, the loops run up to the multiply-adds below (the crossovers,
+/// linalg_blocks.cpp); every caller gets the same arithmetic for the
 /// same sizes, whatever the data. (GEMM has no loops: OpenBLAS's small-matrix
 /// GEMM kernels were faster at every shape a flush has, but for the flush's
 /// tall, skinny first product: skinny_transposed_product.)
@@ -95,7 +95,7 @@ void skinny_transposed_product(Eigen::Index n, Eigen::Index cols, Eigen::Index m
                                Eigen::Index ldp, const T* a, Eigen::Index lda, T* c,
                                Eigen::Index ldc, std::vector<T>& packed);
 /// Whether skinny_transposed_product beats BLAS's GEMM for C = P^T A with
-/// A n x n, in T, on this CPU (the measured crossovers, skinny_product.cpp).
+/// A n x n, in T, on this CPU (the crossovers, skinny_product.cpp).
 template <class T>
 bool skinny_product_beats_blas(Eigen::Index n, Eigen::Index m);
 }  // namespace blocks
@@ -110,9 +110,8 @@ bool skinny_product_beats_blas(Eigen::Index n, Eigen::Index m);
 /// FMA where the CPU has it); up to kSmUpdateBlockedN BLAS GEMV and GER;
 /// from there plain loops four columns of Ainv^T at a time, their dot
 /// products and then their axpys while they are in L1, so that the inverse
-/// is read and written once where GEMV and GER read it twice (0.42-0.44
-/// against 0.57 ms at N = 1024, 1.8-1.9 against 2.3-4.3 at 2048, double,
-/// two runs: the memory bandwidth this machine gets varies).
+/// is read and written once where GEMV and GER read it twice
+/// (docs/benchmarks.md, "Kernel choices by size", has the timings).
 template <class T>
 void sm_update(MatrixX<T>& ainvt, Eigen::Index k, const T* u, T scale, double den,
                VectorX<T>& x, VectorX<T>& row);
@@ -137,8 +136,8 @@ inline constexpr Eigen::Index kSmUpdateBlockedN = 512;
 /// strategies keep their inverse transposed (rows of Ainv contiguous) and
 /// turn it at each refactorisation and each maintained(); a tiled copy,
 /// each 32 x 32 tile turned in L1 where Eigen's transposed assignment
-/// strides through the whole matrix: 1.0 against 6.9 ms at N = 1024, 16
-/// against 31 ms at N = 2048 (double, this project's machine).
+/// strides through the whole matrix (several times faster at N >= 1024:
+/// docs/benchmarks.md, "Kernel choices by size").
 template <class To, class From>
 MatrixX<To> transposed(const MatrixX<From>& a);
 

@@ -10,18 +10,11 @@ namespace slaterlab {
 
 using namespace linalg_detail;
 
-// The crossovers (blocks::kLoopLevel2, kLoopTrmm, kLoopFactor), each
-// operation timed alone at the shapes of delayed's window and flush (N = 16
-// to 128, m = 2 to 64) on this project's machine (AVX-512, OpenBLAS 0.3.21's
-// SKYLAKEX kernels, one thread): the loops of gemv were faster up to about
-// 256 multiply-adds (N = 16, m = 16: 77 ns transposed against BLAS's 55, 27
-// not transposed against 69), of GER up to 16 x 16 (44 against 71 ns in
-// double; faster at every size in float), of TRMM up to 16 x 8 (112 against
-// 104 ns, and 37 against 88 at 16 x 4), of getrf up to n = 32 (0.49 against
-// 0.92 us at n = 16, 2.5 against 3.8 at 32) and of trtri up to 64 (0.47
-// against 0.61 us at 16). GEMM has none: OpenBLAS's small-matrix kernels
-// took 119 and 299 ns for the flush's two 16 x 16 x 16 products, plain
-// loops 413 and 1176.
+// The crossovers (blocks::kLoopLevel2, kLoopTrmm, kLoopFactor) are where a
+// BLAS call's fixed cost stops outweighing its faster inner loops, each
+// operation timed alone at the shapes of delayed's window and flush; GEMM
+// has none, OpenBLAS's small-matrix kernels being faster at every shape.
+// The timings: docs/benchmarks.md, "Kernel choices by size".
 namespace blocks {
 namespace {
 constexpr bool use_loops(Kernels kernels, Index work, Index limit) {

@@ -18,13 +18,13 @@ using Index = Eigen::Index;
 
 // The flush's first product, C = P^T A with P skinny (blocks::
 // skinny_transposed_product). OpenBLAS packs all of A (N x N) into its
-// buffers for this shape and reaches 30-40 GFLOP/s at m = 13 to 16 (N = 256
-// to 2048, one thread; its GEMM with m >= 128 reaches 70). Here P^T is
-// packed once, m rounded up to whole 64-byte vectors, and a tile of C of
-// JB columns by IB vectors stays in registers while A's JB columns stream
+// buffers for this shape, far below its GEMM's rate at wide products. Here
+// P^T is packed once, m rounded up to whole 64-byte vectors, and a tile of C
+// of JB columns by IB vectors stays in registers while A's JB columns stream
 // through once: JB broadcasts and IB loads feed JB * IB multiply-adds per
 // row of A. With AVX-512's 32 registers the tiles are 12 x 2 and 6 x 4
-// (24 accumulators), 74 GFLOP/s at m = 16 (N = 256 to 2048).
+// (24 accumulators). The rates of both: docs/benchmarks.md, "Kernel
+// choices by size".
 
 /// 64 bytes of T (8 doubles, 16 floats): one AVX-512 register.
 template <class T>
@@ -133,15 +133,11 @@ template void skinny_transposed_product<double>(Index, Index, Index, const doubl
 
 template <class T>
 bool skinny_product_beats_blas(Index n, Index m) {
-  // Measured against OpenBLAS's GEMM for the same C (A n x n, one thread,
-  // this project's machine, best of several): in double the kernel is
-  // 1.05-2.4 times faster for m = 8 to 64 at n = 128 to 2048 (and up to 96
-  // from n = 256), slower below m = 8 (0.4-0.6: a vector of 8 rows mostly
-  // padding) and at n <= 64 for m <= 16, and 0.66 at n = 2048, m = 128,
-  // where P^T no longer stays in L2 beside A's columns. In float (16 lanes)
-  // it is 1.01-1.3 times faster for m = 8 to 32 at n = 256 and 512 but not
-  // at 48 (0.95), 1.03-1.5 for m = 8 to 64 from n = 1024, and at n <= 128
-  // mostly slower. Without AVX-512 the tiles spill: BLAS.
+  // Where the kernel beat OpenBLAS's GEMM for the same C, timed alone
+  // (docs/benchmarks.md, "Kernel choices by size"): below m = 8 a vector
+  // of rows is mostly padding, at small n the packing does not pay, and at
+  // large m P^T no longer stays in L2 beside A's columns. Without AVX-512
+  // the tiles spill: BLAS.
   if (!has_avx512f() || m < 8) return false;
   if constexpr (sizeof(T) == sizeof(double)) return n >= 128 && m <= 64;
   return n >= 256 && m <= (n >= 1024 ? 64 : 32);

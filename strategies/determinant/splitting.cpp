@@ -218,7 +218,7 @@ void Splitting<Storage>::accept() {
   } else {
     apply_column(k, new_column_, den_half, Storage(0.5));
     queue_cols_.push_back(k);
-    ++mutable_counters().splits;
+    mutable_counters().count(kSplitEvent);
   }
   retry_queue();
   if (queue_cols_.size() > kMaxQueued || !rebuild_schur()) refactorise();
@@ -305,7 +305,7 @@ std::pair<double, bool> Splitting<Storage>::apply_piece(Eigen::Index c,
   const double den_half = 1.0 + 0.5 * (den - 1.0);
   if (!(std::abs(den_half) >= tau)) return {0.0, false};
   apply_column(c, target, den_half, Storage(0.5));
-  ++mutable_counters().splits;
+  mutable_counters().count(kSplitEvent);
   return {den_half, false};
 }
 

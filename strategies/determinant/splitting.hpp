@@ -32,6 +32,9 @@ namespace slaterlab {
 /// Splitting threshold used when options.breakdown is left at its generic default.
 inline constexpr double kDefaultSplittingThreshold = 1e-3;
 
+/// The event counted at each split update (UpdaterCounters::count).
+inline constexpr const char* kSplitEvent = "splits";
+
 template <class Storage>
 class Splitting final : public UpdaterBase {
  public:

@@ -152,7 +152,7 @@ void check_k_one_is_sm(Precision p) {
   std::int64_t accepted = 0;
   for (const Move& mv : d.scenario.moves) accepted += mv.accept;
   const auto c = delayed->counters();
-  RC_ASSERT(c.flushes + c.recomputes == accepted);
+  RC_ASSERT(c.event(kFlushEvent) + c.recomputes == accepted);
   // log|det| from the same per-move ratios (each within its budget).
   const LogDet ld = delayed->log_det();
   const LogDet ls = sm->log_det();
@@ -291,7 +291,7 @@ TEST(DelayedUpdate, SameElectronMovingAgainFlushesTheWindowFirst) {
       a.col(mv.k) = mv.column;
     }
     EXPECT_EQ(pending_moves(*delayed), 2);
-    EXPECT_EQ(delayed->counters().flushes, 3);
+    EXPECT_EQ(delayed->counters().event(kFlushEvent), 3);
     const Eigen::MatrixXd fresh = lu_inverse<double>(lu_factor<double>(a));
     const double rel = relative_error_2norm(*delayed->maintained().inverse, fresh);
     EXPECT_LE(rel, budget.final_inverse_tol());
@@ -318,18 +318,18 @@ TEST(DelayedUpdate, WindowFlushesAfterKAcceptedMovesOrByTheGuardOnly) {
   delayed->reset(gaussian(n, n, rng));
   for (int j = 0; j < 40; ++j) {
     const Eigen::Index window = pending_moves(*delayed);
-    const std::int64_t flushes = delayed->counters().flushes;
+    const std::int64_t flushes = delayed->counters().event(kFlushEvent);
     const std::int64_t guarded = guard_flushes(*delayed);
     (void)delayed->ratio(j % n, gaussian(n, 1, rng).col(0));
     if (j % 3 == 1) {  // rejections neither fill the window nor flush it
       delayed->reject();
       EXPECT_EQ(pending_moves(*delayed), window) << "move " << j;
-      EXPECT_EQ(delayed->counters().flushes, flushes) << "move " << j;
+      EXPECT_EQ(delayed->counters().event(kFlushEvent), flushes) << "move " << j;
       continue;
     }
     delayed->accept();
     const std::int64_t by_guard = guard_flushes(*delayed) - guarded;
-    const std::int64_t full = delayed->counters().flushes - flushes - by_guard;
+    const std::int64_t full = delayed->counters().event(kFlushEvent) - flushes - by_guard;
     ASSERT_GE(by_guard, 0);
     ASSERT_LE(by_guard, 2);
     ASSERT_TRUE(full == 0 || full == 1) << "move " << j;
@@ -345,12 +345,12 @@ TEST(DelayedUpdate, WindowFlushesAfterKAcceptedMovesOrByTheGuardOnly) {
     }
   }
   const Eigen::Index window = pending_moves(*delayed);
-  const std::int64_t flushes = delayed->counters().flushes;
+  const std::int64_t flushes = delayed->counters().event(kFlushEvent);
   delayed->flush();
   EXPECT_EQ(pending_moves(*delayed), 0);
-  EXPECT_EQ(delayed->counters().flushes, flushes + (window != 0));
+  EXPECT_EQ(delayed->counters().event(kFlushEvent), flushes + (window != 0));
   delayed->flush();  // nothing pending: no flush counted
-  EXPECT_EQ(delayed->counters().flushes, flushes + (window != 0));
+  EXPECT_EQ(delayed->counters().event(kFlushEvent), flushes + (window != 0));
 }
 
 TEST(DelayedUpdate, FlushBetweenRatioAndDecisionIsAProtocolError) {
@@ -419,7 +419,7 @@ TEST(DelayedUpdate, AcceptedBreakdownDiscardsTheWindowAndRefactorises) {
   delayed->accept();
   a.col(2) = c;
   EXPECT_EQ(delayed->counters().recomputes, 1);
-  EXPECT_EQ(delayed->counters().flushes, 0);
+  EXPECT_EQ(delayed->counters().event(kFlushEvent), 0);
   EXPECT_EQ(pending_moves(*delayed), 0);
   const Inversion<double> fresh = invert<double, double>(a);
   EXPECT_TRUE(bit_identical(*delayed->maintained().inverse, fresh.inverse));
@@ -443,7 +443,7 @@ TEST(DelayedUpdate, RecomputeEveryCountsAcceptedMovesAndDiscardsTheWindow) {
     a.col(j) = c;
   }
   EXPECT_EQ(delayed->counters().recomputes, 1);
-  EXPECT_EQ(delayed->counters().flushes, 0);
+  EXPECT_EQ(delayed->counters().event(kFlushEvent), 0);
   EXPECT_EQ(pending_moves(*delayed), 0);
   const Inversion<float> fresh = invert<float, double>(a);  // mixed: inverted in double
   EXPECT_TRUE(bit_identical(*delayed->maintained().inverse, fresh.inverse.cast<double>()));

@@ -20,12 +20,13 @@
 #include "slaterlab/strategies/determinant/qr_givens.hpp"
 #include "slaterlab/strategies/determinant/updater_options.hpp"
 #include "tests/determinant/update_test_support.hpp"
+#include "verify/inputs/random_matrices.hpp"
 
 namespace slaterlab {
 namespace {
 
-using Ld = long double;
-using MatrixLd = Eigen::Matrix<Ld, Eigen::Dynamic, Eigen::Dynamic>;
+using LongDouble = long double;
+using MatrixLongDouble = Eigen::Matrix<LongDouble, Eigen::Dynamic, Eigen::Dynamic>;
 
 constexpr double kC = 10.0;  // backward-error constant (docs/properties.md)
 
@@ -61,14 +62,15 @@ LogDet ratio_log_det(const DeterminantUpdater& up) {
 class Workload {
  public:
   Workload(Eigen::Index n, double kappa, std::uint64_t seed) : rng_(seed) {
-    const Eigen::MatrixXd u = testing::haar_orthogonal(n, rng_);
-    const Eigen::MatrixXd v = testing::haar_orthogonal(n, rng_);
+    const Eigen::MatrixXd gaussian_u = testing::gaussian(n, n, rng_);
+    const Eigen::MatrixXd gaussian_v = testing::gaussian(n, n, rng_);
     std::uniform_real_distribution<double> uniform(0, 1);
     Eigen::VectorXd sigma(n);
     for (Eigen::Index i = 0; i < n; ++i)
       sigma(i) = std::pow(kappa, -(i == 0 ? 0.0 : i == n - 1 ? 1.0 : uniform(rng_)));
-    us_ = u * sigma.asDiagonal();
-    a_ = us_ * v.transpose();
+    const RandsvdFactors factors = randsvd(gaussian_u, gaussian_v, sigma);
+    us_ = factors.u_sigma;
+    a_ = factors.matrix();
   }
   const Eigen::MatrixXd& matrix() const { return a_; }
   Eigen::Index electron() {
@@ -91,15 +93,15 @@ class Workload {
 struct Conditioning {
   double kappa_rho = 0;  // ||A||_F ||e_k^T A^{-1}|| ||A^{-1} a'|| / |rho|
   double kappa_f = 0;    // ||A||_F ||A^{-1}||_F of the current matrix
-  Ld log_abs_det = 0;
+  LongDouble log_abs_det = 0;
 };
 
 /// Long-double conditioning of the proposal (k, a') against A.
 Conditioning condition(const Eigen::MatrixXd& a, Eigen::Index k, const Eigen::VectorXd& col) {
-  const MatrixLd al = a.cast<Ld>();
-  Eigen::PartialPivLU<MatrixLd> lu(al);
-  const MatrixLd inv = lu.inverse();
-  const Eigen::Matrix<Ld, Eigen::Dynamic, 1> y = inv * col.cast<Ld>();
+  const MatrixLongDouble al = a.cast<LongDouble>();
+  Eigen::PartialPivLU<MatrixLongDouble> lu(al);
+  const MatrixLongDouble inv = lu.inverse();
+  const Eigen::Matrix<LongDouble, Eigen::Dynamic, 1> y = inv * col.cast<LongDouble>();
   Conditioning c;
   c.kappa_rho = double(al.norm() * inv.row(k).norm() * y.norm() / std::abs(y(k)));
   c.kappa_f = double(al.norm() * inv.norm());
@@ -180,11 +182,12 @@ struct Residuals {
 
 Residuals residuals(const QrFactors& f, const Eigen::MatrixXd& a) {
   const Eigen::Index n = a.rows();
-  MatrixLd ap(n, n);
-  for (Eigen::Index j = 0; j < n; ++j) ap.col(j) = a.col(f.column_of[std::size_t(j)]).cast<Ld>();
-  const MatrixLd q = f.q.cast<Ld>();
-  return {double((q * f.r.cast<Ld>() - ap).norm() / ap.norm()),
-          double((q.transpose() * q - MatrixLd::Identity(n, n)).norm())};
+  MatrixLongDouble ap(n, n);
+  for (Eigen::Index j = 0; j < n; ++j)
+    ap.col(j) = a.col(f.column_of[std::size_t(j)]).cast<LongDouble>();
+  const MatrixLongDouble q = f.q.cast<LongDouble>();
+  return {double((q * f.r.cast<LongDouble>() - ap).norm() / ap.norm()),
+          double((q.transpose() * q - MatrixLongDouble::Identity(n, n)).norm())};
 }
 
 // Permutation tracking: delete-append moves the replaced logical column to
@@ -222,21 +225,25 @@ TEST(QrGivens, SignFollowsPermutationAndQ) {
   for (const Variant& v : variants()) {
     SCOPED_TRACE(v.name + " " + std::string(to_string(v.precision)));
     const Eigen::Index n = 4;
+    // Rotations of small integers: O(N eps) per factorisation (kC, the
+    // backward-error constant), and one more O(N eps) per accepted update.
+    const double eps = storage_epsilon(v.precision);
+    const double tolerance = kC * double(n) * eps;
     auto up = make(v);
     up->reset(Eigen::MatrixXd::Identity(n, n));
     EXPECT_EQ(up->log_det().sign, 1);
-    EXPECT_NEAR(up->log_det().log_abs, 0.0, 1e-6);
+    EXPECT_NEAR(up->log_det().log_abs, 0.0, tolerance);
     // det = 2: column 0 moves to the end (a 4-cycle, odd) under delete-append.
     Eigen::VectorXd col = Eigen::VectorXd::Zero(n);
     col(0) = 2;
-    EXPECT_NEAR(up->ratio(0, col).value, 2.0, 1e-6);
+    EXPECT_NEAR(up->ratio(0, col).value, 2.0, tolerance);
     up->accept();
     EXPECT_EQ(up->log_det().sign, 1);
-    EXPECT_NEAR(up->log_det().log_abs, std::log(2.0), 1e-6);
+    EXPECT_NEAR(up->log_det().log_abs, std::log(2.0), tolerance);
     // det = -2.
     col.setZero();
     col(1) = -1;
-    EXPECT_NEAR(up->ratio(1, col).value, -1.0, 1e-6);
+    EXPECT_NEAR(up->ratio(1, col).value, -1.0, tolerance);
     up->accept();
     EXPECT_EQ(up->log_det().sign, -1);
     EXPECT_EQ(ratio_log_det(*up).sign, -1);
@@ -246,7 +253,7 @@ TEST(QrGivens, SignFollowsPermutationAndQ) {
     up->ratio(2, col);
     up->accept();
     EXPECT_EQ(up->log_det().sign, -1);
-    EXPECT_NEAR(up->log_det().log_abs, std::log(6.0), 1e-6);
+    EXPECT_NEAR(up->log_det().log_abs, std::log(6.0), tolerance);
     // A swap of two columns by two replacements: det changes sign.
     const Eigen::VectorXd c0 = 2 * Eigen::VectorXd::Unit(n, 0);
     const Eigen::VectorXd c3 = Eigen::VectorXd::Unit(n, 3);
@@ -261,7 +268,7 @@ TEST(QrGivens, SignFollowsPermutationAndQ) {
         1, 0, 0, 0;
     const double det = a.determinant();
     EXPECT_EQ(up->log_det().sign, det > 0 ? 1 : -1);
-    EXPECT_NEAR(up->log_det().log_abs, std::log(std::abs(det)), 1e-5);
+    EXPECT_NEAR(up->log_det().log_abs, std::log(std::abs(det)), 5 * tolerance);  // 5 updates
     EXPECT_EQ(ratio_log_det(*up).sign, det > 0 ? 1 : -1);
   }
 }

@@ -13,6 +13,7 @@
 
 #include "slaterlab/strategies/determinant/delayed_window.hpp"
 #include "slaterlab/strategies/determinant/determinant_updater.hpp"
+#include "slaterlab/strategies/determinant/splitting.hpp"
 #include "slaterlab/strategies/determinant/updater_options.hpp"
 
 namespace slaterlab {
@@ -137,7 +138,7 @@ TEST(CycleThroughSingular, SplittingCycleStartingWithAQueuedPiece) {
   s->reset(a0);
   s->ratio(3, nearly_copy);
   s->accept();
-  ASSERT_EQ(s->counters().splits, 1);
+  ASSERT_EQ(s->counters().event(kSplitEvent), 1);
   MatrixXd before = a0;
   before.col(3) = nearly_copy;
   const MatrixXd fresh = gaussian(n, 2, 9);

@@ -94,16 +94,6 @@ inline Eigen::VectorXd gaussian_vector(Eigen::Index n, std::mt19937_64& rng) {
   return gaussian(n, 1, rng).col(0);
 }
 
-/// Haar-distributed orthogonal n x n matrix: Q of the QR of gaussian(n, n,
-/// rng) with the sign fix Q diag(sign(R_ii)), which makes the distribution
-/// exactly Haar (Mezzadri, Notices of the AMS 54, 2007).
-inline Eigen::MatrixXd haar_orthogonal(Eigen::Index n, std::mt19937_64& rng) {
-  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(gaussian(n, n, rng));
-  const Eigen::VectorXd signs = qr.matrixQR().diagonal().unaryExpr(
-      [](double r) { return r < 0 ? -1.0 : 1.0; });
-  return Eigen::MatrixXd(qr.householderQ()) * signs.asDiagonal();
-}
-
 inline Eigen::VectorXd singular_values(const Eigen::MatrixXd& a) {
   return Eigen::JacobiSVD<Eigen::MatrixXd>(a).singularValues();
 }

@@ -32,7 +32,7 @@ namespace slaterlab::testing {
 
 inline constexpr double kC = 16.0;
 inline constexpr double kEpsD = std::numeric_limits<double>::epsilon();
-inline constexpr long double kEpsLd = std::numeric_limits<long double>::epsilon();
+inline constexpr long double kEpsLongDouble = std::numeric_limits<long double>::epsilon();
 // The truth for the lockstep checks, and the inverse behind kappa_1: a fresh
 // LU at 100 digits.
 inline constexpr int kTruthDigits = 100;
@@ -62,7 +62,7 @@ inline double lu_solve_error(Eigen::Index n, int digits, double kappa) {
 
 /// The largest gap between two faithful roundings to long double of values
 /// that agree far below an ulp of x.
-inline long double two_ld_ulps(long double x) { return 2.0L * kEpsLd * std::fabs(x); }
+inline long double two_ld_ulps(long double x) { return 2.0L * kEpsLongDouble * std::fabs(x); }
 
 // --- generators (call inside properties only) --------------------------------
 

@@ -37,7 +37,11 @@
 //   vs_probe    moves/s / limits/sm-loop's at the same N and precision (float
 //               for mixed): below 1 the strategy is slower than the plain
 //               loop, 1/vs_probe times its time per move.
-//   breakdowns, guard_flushes  sanity: either puts extra work in the timing.
+//   N, K        the case's size and, for a windowed strategy, its delay.
+//   breakdowns  sanity: a breakdown's refactorisation is in the timing.
+//   window      moves per flush of a windowed strategy (its kFlushEvent):
+//               below K when the growth guard flushed early, each flush
+//               then a GEMM of that smaller width.
 //
 // References: reference/lu-double/N:<N> (a double LU, the unit of cost),
 // reference/certified-log-det/N:1024 (Arb, counters certified_bits and
@@ -233,6 +237,7 @@ void register_all() {
       {lu_seconds, sm_move_seconds, thread_seconds, bench_options().seconds});
   const bool on_device = register_device_cases();
   register_gas_orbital_benchmarks(triad_rate, on_device);
+  register_registered_orbital_benchmarks();
 }
 
 }  // namespace

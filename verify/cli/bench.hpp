@@ -7,7 +7,7 @@
 // replacements, float and double, N = 256 to 4096; items_per_second is moves
 // per second), limits/* (GEMM, GEMV + GER, stream triad, measured in the same
 // run), reference/*, bspline/*, the electron gas's B-spline orbitals
-// (orbitals/gas-bspline-*), and GPU cases where a CUDA device is present. Counters: bound, of_bound, vs_sm, breakdowns, guard_flushes.
+// (orbitals/gas-bspline-*), and GPU cases where a CUDA device is present. Counters: bound, of_bound, vs_sm, vs_probe, N, K, breakdowns, window.
 // BLAS runs single-threaded. docs/benchmarks.md describes the cases and
 // counters; bench.cpp how each is measured.
 

@@ -18,6 +18,7 @@
 #include "slaterlab/strategies/orbitals/cuda/device_orbitals.hpp"
 #include "slaterlab/strategies/orbitals/electron_gas.hpp"
 #include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
+#include "verify/inputs/orbital_registry.hpp"
 
 namespace slaterlab {
 namespace {
@@ -183,6 +184,21 @@ void register_gas_set(Eigen::Index n, bool on_device, const std::function<double
   })->Unit(benchmark::kMillisecond);
 }
 
+/// A registered orbital set (OrbitalSetKind::benchmarked), built through the
+/// registry from N harmonic-oscillator orbitals on the box of a kGrid grid.
+void register_registered_set(const std::string& name, Eigen::Index n) {
+  benchmark::RegisterBenchmark(fmt::format("orbitals/{}/vgl/N:{}", name, n).c_str(),
+                               [name, n](benchmark::State& state) {
+                                 BsplineBoxRule rule;
+                                 rule.grid = kGrid;
+                                 const auto set = make_orbital_set(
+                                     name, {std::make_shared<HarmonicOscillatorOrbitals>(n, kAlpha),
+                                            ho_bspline_box(n, kAlpha, rule)});
+                                 evaluate(state, *set, positions(n));
+                               })
+      ->Unit(benchmark::kMillisecond);
+}
+
 /// The analytic orbitals on the same positions: what the table replaces.
 void register_gas_analytic(Eigen::Index n) {
   const std::string name = fmt::format("orbitals/gas-analytic/vgl/N:{}", n);
@@ -199,6 +215,13 @@ void register_orbital_benchmarks() {
       register_set<float>(n, on_device);
       register_set<double>(n, on_device);
     }
+  }
+}
+
+void register_registered_orbital_benchmarks() {
+  for (const std::string& name : known_orbital_sets()) {
+    if (!orbital_set_kind(name).benchmarked || orbital_set_unusable(name)) continue;
+    for (const Eigen::Index n : {56, 220}) register_registered_set(name, n);
   }
 }
 

@@ -11,6 +11,11 @@
 //   (the evaluation's cost does not depend on G beyond cache effects; the
 //   default grid of N = 220 would take 1.75 GiB in float), built once per
 //   (T, N) on first use.
+// - register_registered_orbital_benchmarks (always): every registered set
+//   that asks for it (OrbitalSetKind::benchmarked, verify/inputs/
+//   orbital_registry.hpp), built through the registry from N = 56 and 220
+//   harmonic-oscillator orbitals on the box of a 48^3 grid, the trap's
+//   positions, named orbitals/<name>/vgl/N:<N>.
 // - register_gas_orbital_benchmarks (always; the -cuda cases where a device
 //   is present): the electron gas's closed shells nearest 256, 512, 1024 and
 //   2048 orbitals (257, 515, 1021, 2007) on the grid of gas_bspline_box, or
@@ -29,6 +34,8 @@
 namespace slaterlab {
 
 void register_orbital_benchmarks();
+
+void register_registered_orbital_benchmarks();
 
 /// memory_bandwidth: the run's measured bytes/s (the triad probe), called
 /// when a CPU case ends. The cases run for Google Benchmark's minimum time

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -140,10 +141,20 @@ void fast_move(benchmark::State& state, const ReferenceBenchUnits& units, Eigen:
   state.counters["log_det_trusted"] = fast.log_det().trusted;
 }
 
-/// The lockstep study of the fast reference's cost goal (sm double and
-/// mixed, delayed-64 double; Gaussian, one sweep, Metropolis) at N: with the
-/// fast engine and no certified log|det|, or with the default [reference]
-/// (engine auto, certified initial and final log|det|, seed 3).
+/// The first registered CPU strategy with a delay window (delayed).
+std::string windowed_strategy() {
+  for (const std::string& name : known_strategies()) {
+    const StrategyTraits& traits = strategy_traits(name);
+    if (traits.windowed && !traits.needs_device) return name;
+  }
+  throw std::logic_error("no windowed CPU strategy is registered");
+}
+
+/// The lockstep study of the fast reference's cost goal (the baseline, sm,
+/// in double and mixed, and the windowed strategy, delayed, at K = 64 in
+/// double; Gaussian, one sweep, Metropolis) at N: with the fast engine and
+/// no certified log|det|, or with the default [reference] (engine auto,
+/// certified initial and final log|det|, seed 3).
 std::string whole_study_toml(Eigen::Index n, bool default_reference) {
   const char* reference = default_reference ? "seed = 3\n" : R"(seed = 7
 [reference]
@@ -158,13 +169,13 @@ n = [{}]
 sweeps = 1
 acceptance = "metropolis"
 [[strategy]]
-name = "sm"
+name = "{}"
 precision = ["double", "mixed"]
 [[strategy]]
-name = "delayed"
+name = "{}"
 k = 64
 precision = "double"
-)", reference, n);
+)", reference, n, baseline_strategy(), windowed_strategy());
 }
 
 /// Runs this executable's `run STUDY -o RESULTS -q` as a user would, its

@@ -1,6 +1,6 @@
 #pragma once
 // The fast reference's cases of `slaterlab bench` (registered by bench.cpp),
-// in the units the goals are stated in:
+// in the units its cost goals are stated in (docs/fast-reference.md):
 // - reference/fast-reset/N:1024        a reset (double LU, inverse, dd log|det|)
 //                                      in double LUs (cost_vs_lu)
 // - reference/certified-log-det-blas/N:1024  certified_log_det_blas in double LUs,
@@ -10,7 +10,7 @@
 // - reference/checkpoint-metrics/N:{1024,2048}  one strategy's checkpoint metrics
 //                                      (verify/run/metrics.hpp) in double LUs and in
 //                                      N sm-double moves, the shared pivot's in LUs
-// - reference/whole-study/N:{1024,2048}  `slaterlab run` of the goal's study (sm
+// - reference/whole-study/N:{1024,2048}  `slaterlab run` of the cost goal's study (sm
 //                                      double and mixed, delayed-64 double, one
 //                                      Metropolis sweep) as a process: its wall time
 //                                      over the strategies' own (vs_strategies;

@@ -31,11 +31,11 @@ std::map<std::pair<Eigen::Index, Precision>, double>& sm_rates() {
 double move_bound(const std::string& strategy, Precision p, Eigen::Index n) {
   const double n2 = double(n) * double(n);
   const bool single = p == Precision::single;
-  switch (strategy_traits(strategy).move_bound) {
-    case StrategyTraits::MoveBound::gemm:
+  switch (strategy_traits(strategy).bench.move_bound) {
+    case BenchModel::MoveBound::gemm:
       return (single ? gemm_rate<float>(n) : gemm_rate<double>(n)) / (4 * n2);
-    case StrategyTraits::MoveBound::triad: return triad_rate() / (3 * n2 * (single ? 4 : 8));
-    case StrategyTraits::MoveBound::none: break;
+    case BenchModel::MoveBound::triad: return triad_rate() / (3 * n2 * (single ? 4 : 8));
+    case BenchModel::MoveBound::none: break;
   }
   return 0;
 }
@@ -88,7 +88,7 @@ void walk(benchmark::State& state, const std::string& strategy, const UpdaterOpt
   state.counters["breakdowns"] = double(updater->counters().breakdowns);
   // A delayed window shorter than K on average means the growth guard
   // flushed early (each flush then costs a GEMM of that smaller width).
-  const auto flushes = updater->counters().flushes;
+  const auto flushes = updater->counters().event(kFlushEvent);
   if (windowed && flushes > 0) state.counters["window"] = double(moves) / double(flushes);
 }
 
@@ -112,7 +112,7 @@ void register_walks(const std::string& strategy, Eigen::Index n, Precision p) {
     return;
   UpdaterOptions o;
   o.precision = p;
-  for (const auto& [k, variant] : traits.bench_walks) {
+  for (const auto& [k, variant] : traits.bench.walks) {
     o.k = k;
     o.variant = variant;
     register_walk(strategy, o, n);

@@ -2,7 +2,7 @@
 // `slaterlab fuzz`: the command over the fuzz engine
 // (verify/properties/fuzz_engine.hpp), which checks the strategy properties
 // on random and adversarial cases, shrinks failures and keeps them in the
-// corpus (docs/fuzzing.md). main.cpp parses the flags into FuzzArgs.
+// corpus (docs/fuzzing.md). command_line.cpp parses the flags into FuzzArgs.
 //
 // fuzz_command runs the engine, then prints each failure (message,
 // counterexample, reproduction, file) and the summary table (cases and

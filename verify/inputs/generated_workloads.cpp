@@ -13,9 +13,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include <Eigen/Householder>
-#include <Eigen/QR>
-
+#include "verify/inputs/random_matrices.hpp"
 #include "verify/inputs/workload_base.hpp"
 
 // The workload kinds (the contract is in the header).
@@ -36,7 +34,7 @@
 // Kinds:
 // - gaussian: A iid N(0,1); new columns iid N(0,1).
 // - randsvd: A = U diag(sigma) V^T, U and V Haar-random orthogonal
-//   (haar_orthogonal), sigma from randsvd_singular_values(n, kappa, mode),
+//   (randsvd, random_matrices.hpp), sigma from randsvd_singular_values(n, kappa, mode),
 //   so the initial matrix has cond_2 = kappa exactly (to rounding).
 //   New column a' = U diag(sigma) g / sqrt(N), g iid N(0,1): a column of
 //   the same scale as A's own (V^T's columns have unit norm, g / sqrt(N)
@@ -138,11 +136,12 @@ class RandsvdWorkload : public WorkloadBase {
 
  protected:
   Eigen::MatrixXd make_initial() override {
-    const Eigen::MatrixXd u = haar_orthogonal(initial_rng_, spec_.n);
-    const Eigen::MatrixXd v = haar_orthogonal(initial_rng_, spec_.n);
-    const Eigen::VectorXd sigma = randsvd_singular_values(spec_.n, spec_.kappa, spec_.mode);
-    u_sigma_ = u * sigma.asDiagonal();
-    return u_sigma_ * v.transpose();
+    const Eigen::MatrixXd gaussian_u = initial_rng_.normal_matrix(spec_.n, spec_.n);
+    const Eigen::MatrixXd gaussian_v = initial_rng_.normal_matrix(spec_.n, spec_.n);
+    const RandsvdFactors factors = randsvd(
+        gaussian_u, gaussian_v, randsvd_singular_values(spec_.n, spec_.kappa, spec_.mode));
+    u_sigma_ = factors.u_sigma;
+    return factors.matrix();
   }
   // a' = U Sigma g / sqrt(N): a column of the same law as U Sigma V^T's
   // columns up to the orthogonality between them (see the header).

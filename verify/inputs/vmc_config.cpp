@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "slaterlab/strategies/orbitals/cuda/device_orbitals.hpp"
 #include "slaterlab/strategies/orbitals/electron_gas.hpp"
 #include "slaterlab/strategies/sampling/scheme.hpp"
 #include "verify/inputs/molecule_cache.hpp"
+#include "verify/inputs/orbital_registry.hpp"
 #include "verify/inputs/strategy_config.hpp"
 #include "verify/inputs/vmc_config.hpp"
 #include "verify/inputs/toml_access.hpp"
@@ -34,8 +34,6 @@ const std::set<std::string> kVmcListKeys = {"n",    "alpha",    "orbitals",  "sc
 namespace {
 
 const std::vector<std::string> kSystems = {"harmonic-trap", "electron-gas", "molecule"};
-const std::vector<std::string> kOrbitalSets = {"analytic", "bspline-double", "bspline-float",
-                                               "bspline-double-cuda", "bspline-float-cuda"};
 const std::vector<std::string> kMoleculeOrbitals = {"double", "float"};
 const std::vector<std::string> kTrapOnlyKeys = {"alpha", "omega"};
 const std::vector<std::string> kGasOnlyKeys = {"rs", "polarised", "interacting"};
@@ -127,12 +125,14 @@ VmcRunConfig parse_vmc(const toml::table& t, std::uint64_t study_seed, const std
     v.alpha = get_double(t, "alpha", v.alpha, where, kPositive);
     v.omega = get_double(t, "omega", v.omega, where, kPositive);
   }
-  const auto& orbital_sets = v.molecule() ? kMoleculeOrbitals : kOrbitalSets;
+  // A molecule's orbitals are its file's, in double or float; the other
+  // systems' are the orbital-set registry's.
+  const auto orbital_sets = v.molecule() ? kMoleculeOrbitals : known_orbital_sets();
   v.orbitals = get_string(t, "orbitals", v.molecule() ? "double" : v.orbitals, where);
   if (std::find(orbital_sets.begin(), orbital_sets.end(), v.orbitals) == orbital_sets.end()) {
     fail(where, "unknown orbitals '" + v.orbitals + "'" + suggestion_suffix(v.orbitals, orbital_sets));
   }
-  if (const auto why = orbital_set_unavailable(v.orbitals)) fail(where, *why);
+  if (const auto why = orbital_set_unusable(v.orbitals)) fail(where, *why);
   // The table has grid^3 x n entries: a grid whose cube overflows is refused
   // here, a large one by the plan (memory).
   v.grid = get_int<Eigen::Index>(t, "grid", 0, where, {0, kMaxGrid});

@@ -49,6 +49,7 @@
 #include "slaterlab/strategies/sampling/molecular_start.hpp"
 #include "verify/inputs/molecule_cache.hpp"
 #include "verify/inputs/molecule_cycles.hpp"
+#include "verify/inputs/orbital_registry.hpp"
 #include "verify/inputs/workload_base.hpp"
 
 namespace slaterlab {
@@ -56,13 +57,13 @@ namespace {
 
 using namespace workload_detail;
 
-const std::vector<std::string> kGasOrbitals = {"analytic", "bspline-double", "bspline-float"};
+// A molecule's orbitals are its file's MOs, evaluated in double or float.
 const std::vector<std::string> kMoleculeOrbitals = {"double", "float"};
 
 /// Builds the orbital set when the walk starts: a B-spline table may take
 /// seconds and gigabytes, and a study builds every workload once to
 /// validate it before any work.
-using OrbitalBuilder = std::function<std::unique_ptr<OrbitalSet>()>;
+using OrbitalBuilder = std::function<std::shared_ptr<const OrbitalSet>()>;
 
 /// The walk of the file comment, over any orbital set; cell > 0 wraps
 /// positions into [-cell/2, cell/2)^3; walkers start around `nuclei` when
@@ -154,7 +155,7 @@ class OrbitalWalkWorkload final : public WorkloadBase {
   }
 
   OrbitalBuilder build_;
-  std::unique_ptr<OrbitalSet> orbitals_;
+  std::shared_ptr<const OrbitalSet> orbitals_;
   double cell_;
   std::vector<std::pair<std::string, std::string>> parameters_;
   std::vector<Nucleus> nuclei_;
@@ -183,19 +184,16 @@ std::unique_ptr<Workload> make_slater_workload(const WorkloadSpec& spec) {
 }
 
 std::unique_ptr<Workload> make_electron_gas_workload(const WorkloadSpec& spec) {
-  if (!contains(kGasOrbitals, spec.orbitals))
-    bad("unknown orbitals '" + spec.orbitals + "' for electron-gas (valid: " + join(kGasOrbitals) + ")");
+  const OrbitalSetKind& orbitals = orbital_set_kind(spec.orbitals);  // the orbital-set registry's
+  if (!orbitals.walks) bad("orbitals '" + spec.orbitals + "' cannot drive a walk (electron-gas)");
   const double cell = electron_gas_cell_length(spec.n, spec.rs, spec.polarised);
   ElectronGasOrbitals(spec.n, cell);  // refuses an open shell, naming the nearest closed ones
-  const Eigen::Index grid = spec.orbitals == "analytic" ? 0 : gas_bspline_box(spec.n, cell, kGasPointsPerWavelength, spec.grid).grid;
+  const Eigen::Index grid = orbitals.gridded ? gas_bspline_box(spec.n, cell, kGasPointsPerWavelength, spec.grid).grid : 0;
   const Eigen::Index n = spec.n;
   const std::string kind = spec.orbitals;
-  const OrbitalBuilder build = [n, cell, kind, grid]() -> std::unique_ptr<OrbitalSet> {
-    auto analytic = std::make_unique<ElectronGasOrbitals>(n, cell);
-    if (kind == "analytic") return analytic;
-    const BsplineBox box = gas_bspline_box(n, cell, kGasPointsPerWavelength, grid);
-    if (kind == "bspline-float") return std::make_unique<BsplineOrbitals<float>>(*analytic, box);
-    return std::make_unique<BsplineOrbitals<double>>(*analytic, box);
+  const OrbitalBuilder build = [n, cell, kind, grid] {
+    return make_orbital_set(kind, {std::make_shared<ElectronGasOrbitals>(n, cell),
+                                   gas_bspline_box(n, cell, kGasPointsPerWavelength, grid)});
   };
   return std::make_unique<OrbitalWalkWorkload>(
       spec, build, cell,

@@ -5,9 +5,6 @@
 #include <cmath>
 #include <string>
 
-#include <Eigen/Householder>
-#include <Eigen/QR>
-
 #include "verify/inputs/workload_text.hpp"
 
 // What every workload shares: the spec's field checks, the default
@@ -66,16 +63,6 @@ std::vector<std::string> known_randsvd_modes() { return kModes; }
 
 std::vector<Move> Workload::next_cycle(const Eigen::MatrixXd&) {
   throw std::logic_error("workload: " + name() + " makes single moves, not cycles");
-}
-
-Eigen::MatrixXd haar_orthogonal(Rng& rng, Eigen::Index n) {
-  if (n < 0) bad("haar_orthogonal: negative size " + std::to_string(n));
-  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(rng.normal_matrix(n, n));
-  Eigen::MatrixXd q = qr.householderQ();
-  for (Eigen::Index j = 0; j < n; ++j) {
-    if (qr.matrixQR()(j, j) < 0.0) q.col(j) = -q.col(j);
-  }
-  return q;
 }
 
 Eigen::VectorXd randsvd_singular_values(Eigen::Index n, double kappa, const std::string& mode) {

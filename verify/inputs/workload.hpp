@@ -122,12 +122,6 @@ void validate_workload_fields(const WorkloadSpec& spec);
 /// The valid randsvd `mode` values, in a stable order.
 std::vector<std::string> known_randsvd_modes();
 
-/// Haar-distributed n x n orthogonal matrix: Q of the Householder QR of an
-/// n x n rng.normal_matrix, times diag(sign(R_ii)) (sign(0) = +1) so that R
-/// has a positive diagonal; the QR with that normalisation is unique, which
-/// makes the distribution of Q exactly Haar (Stewart 1980; Mezzadri 2007).
-Eigen::MatrixXd haar_orthogonal(Rng& rng, Eigen::Index n);
-
 /// Singular values sigma_1 >= ... >= sigma_n, sigma_1 = 1, cond = kappa
 /// (for n >= 2), as LAPACK dlatms' modes, i = 1..n:
 ///   "geometric" (mode 3):       sigma_i = kappa^(-(i-1)/(n-1))

@@ -2,9 +2,9 @@
 // Which workload kinds exist and how one is built: the built-in kinds
 // (generated_workloads.hpp, walk_workloads.hpp, "replay") and those a user
 // registers. A new kind is one file holding its Workload class and a
-// factory, plus one register_workload() call (docs/experiment-files.md,
-// Adding a workload kind); run, regress, fuzz, bench and table then take it
-// like any other.
+// factory, plus one register_workload() call (docs/extending.md;
+// tests/extending/toy_workload.cpp is one); run, regress, mpirun and table
+// then take it like any other (fuzz and bench draw their own matrices).
 
 #include <memory>
 #include <string>

@@ -43,7 +43,7 @@ std::optional<PropertyFailure> check_case(Property property, const std::string& 
       case Property::cycle_ratio_matches_oracle:
         return properties::check_cycles(strategy, options, c, trace, s);
     }
-  } catch (const properties::BeyondTheModel&) {
+  } catch (const properties::SingularOutsideErrorModel&) {
     ++s.vacuous;
     return std::nullopt;
   } catch (const std::exception& e) {

@@ -14,14 +14,14 @@ void accept_move(DeterminantUpdater& up, const MatrixInfo& after, Precision p, E
     up.accept();
   } catch (const SingularMatrixError&) {
     if (kC * double(n) * storage_epsilon(p) * after.norm_f * after.inv_norm_f >= 0.5) {
-      throw BeyondTheModel{};
+      throw SingularOutsideErrorModel{};
     }
     throw;
   }
 }
 
-double rel_error(double value, Ld reference) {
-  return double(std::abs(Ld(value) - reference) / std::abs(reference));
+double rel_error(double value, LongDouble reference) {
+  return double(std::abs(LongDouble(value) - reference) / std::abs(reference));
 }
 
 std::unique_ptr<DeterminantUpdater> make_strategy(const std::string& name, UpdaterOptions o,

@@ -7,7 +7,7 @@
 //   breakdown >= 0, a breakdown threshold (make_updater's errors pass).
 // - accept_move() accepts; a SingularMatrixError where the model itself makes
 //   no claim (c N eps kappa_F >= 1/2 for the matrix after the move) becomes
-//   BeyondTheModel, which ends the case with nothing asserted (check_case
+//   SingularOutsideErrorModel, which ends the case with nothing asserted (check_case
 //   counts it as vacuous); inside the model it propagates, and fails.
 
 #include <Eigen/Core>
@@ -26,14 +26,14 @@ namespace slaterlab::properties {
 /// precision where the error model itself makes no claim (c N eps
 /// kappa_F >= 1/2 for the matrix after the move): the case ends there and
 /// nothing more is asserted (check_case counts it as vacuous).
-struct BeyondTheModel {};
+struct SingularOutsideErrorModel {};
 
 /// accept(), with a SingularMatrixError beyond the model turned into
-/// BeyondTheModel; inside the model it stays a failure.
+/// SingularOutsideErrorModel; inside the model it stays a failure.
 void accept_move(DeterminantUpdater& up, const MatrixInfo& after, Precision p, Eigen::Index n);
 
 /// |value - reference| / |reference|, in long double.
-double rel_error(double value, Ld reference);
+double rel_error(double value, LongDouble reference);
 
 std::unique_ptr<DeterminantUpdater> make_strategy(const std::string& name, UpdaterOptions o,
                                                   int recompute_every, double breakdown = -1.0);

@@ -7,7 +7,7 @@
 // Each replays strategy `name` with `options` through case `c` beside the
 // oracle's trace `t`, returns the first violation with its figures (or
 // nothing), and adds to `stats` what it compared. A SingularMatrixError
-// beyond the error model is thrown on as BeyondTheModel (check_steps.hpp);
+// beyond the error model is thrown on as SingularOutsideErrorModel (check_steps.hpp);
 // any other exception of the strategy propagates.
 
 #include <optional>

@@ -61,7 +61,7 @@ std::string corpus_file_name(const std::string& label, const std::string& proper
 }
 
 void write_corpus_entry(const fs::path& path, const CorpusEntry& e) {
-  const Case& c = e.kase;
+  const Case& c = e.property_case;
   ReplayData data;
   data.initial = c.initial;
   data.columns.resize(c.n(), Eigen::Index(c.moves.size()));
@@ -129,15 +129,15 @@ CorpusEntry read_corpus_entry(const fs::path& path) {
   }
 
   CorpusEntry e;
-  e.kase.initial = data.initial;
+  e.property_case.initial = data.initial;
   for (std::int64_t i = 0; i < data.moves(); ++i) {
     const std::size_t m = std::size_t(i);
-    e.kase.moves.push_back({data.electron[m], data.columns.col(Eigen::Index(i)),
+    e.property_case.moves.push_back({data.electron[m], data.columns.col(Eigen::Index(i)),
                             data.accept ? bool((*data.accept)[m]) : true});
     // read_replay checked that cycles are runs numbered 0, 1, ...
     if (data.cycle && (m == 0 || (*data.cycle)[m] != (*data.cycle)[m - 1]))
-      e.kase.cycles.push_back(0);
-    if (data.cycle) ++e.kase.cycles.back();
+      e.property_case.cycles.push_back(0);
+    if (data.cycle) ++e.property_case.cycles.back();
   }
   e.strategy = required("strategy");
   try {
@@ -154,11 +154,11 @@ CorpusEntry read_corpus_entry(const fs::path& path) {
   if (auto v = get("variant")) e.options.variant = *v;
   if (auto v = get("library")) e.options.library = *v;
   if (auto v = get("seed")) e.seed = parse_number<std::uint64_t>(path, "seed", *v);
-  e.kase.probe_source = e.kase.n() > 1 ? 1 : 0;
+  e.property_case.probe_source = e.property_case.n() > 1 ? 1 : 0;
   if (auto v = get("probe_column"))
-    e.kase.probe_column = parse_number<Eigen::Index>(path, "probe_column", *v);
+    e.property_case.probe_column = parse_number<Eigen::Index>(path, "probe_column", *v);
   if (auto v = get("probe_source"))
-    e.kase.probe_source = parse_number<Eigen::Index>(path, "probe_source", *v);
+    e.property_case.probe_source = parse_number<Eigen::Index>(path, "probe_source", *v);
   e.label = get("label").value_or("");
   e.message = get("message").value_or("");
   e.workload = get("workload").value_or("");

@@ -20,7 +20,7 @@
 namespace slaterlab {
 
 struct CorpusEntry {
-  Case kase;
+  Case property_case;
   std::string strategy;        // factory name
   UpdaterOptions options;      // precision, recompute_every, breakdown, k, variant
   std::string label;           // the configuration's label (informational)

@@ -65,7 +65,7 @@ std::optional<PropertyFailure> check_cycles(const std::string& name, const Updat
       try {  // as the runner does: from the exact matrix after the cycle
         up->reset(current);
       } catch (const SingularMatrixError&) {
-        throw BeyondTheModel{};
+        throw SingularOutsideErrorModel{};
       }
       model.restart(step.after);
       continue;

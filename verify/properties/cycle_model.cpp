@@ -36,7 +36,7 @@ ErrorModel::Bound CycleModel::bound(const CycleStep& s, bool completes, int upda
   const double e = completes ? 2 * eps_m * b.kappa + kC * 2 * updates * n_ * eps_ * s.beta
                              : 3 * updates * eps_m * b.kappa;
   b.valid = std::isfinite(e) && e < 0.5;
-  b.rel = e / (1 - e) + kC * n_ * kEpsLd * (b.kappa + s.beta);
+  b.rel = e / (1 - e) + kC * n_ * kEpsLongDouble * (b.kappa + s.beta);
   return b;
 }
 

@@ -15,7 +15,7 @@ ErrorModel::Bound ErrorModel::ratio_bound(const OracleStep& o) const {
   b.kappa = norm * inv;
   const double e = eps_m() * b.kappa + kLambda * factor_ * propagated_.ratio_error(o);
   b.valid = std::isfinite(e) && e < 0.5;
-  b.rel = e / (1 - e) + kC * n_ * kEpsLd * b.kappa;
+  b.rel = e / (1 - e) + kC * n_ * kEpsLongDouble * b.kappa;
   return b;
 }
 
@@ -64,8 +64,7 @@ void ErrorModel::restart(const MatrixInfo& a) {
 }
 
 double model_factor(const std::string& name, const UpdaterOptions& o) {
-  const StrategyTraits& traits = strategy_traits(name);
-  return traits.rounding_factor ? traits.rounding_factor(o) : 1.0;
+  return strategy_traits(name).rounding.factor_for(o);
 }
 
 ErrorModel make_model(const std::string& name, const UpdaterOptions& o, const Case& c,

@@ -63,7 +63,7 @@ class ErrorModel {
   Bound ratio_bound(const OracleStep& o) const;
 
   /// kLambda times the left residual the propagated update roundings leave.
-  double propagated_left_residual(const MatrixLd& a) const {
+  double propagated_left_residual(const MatrixLongDouble& a) const {
     return kLambda * factor_ * propagated_.left_residual(a);
   }
 
@@ -97,7 +97,7 @@ class ErrorModel {
 };
 
 /// How much more than Sherman-Morrison a strategy's updates may round: the
-/// rounding factor it registers (StrategyTraits::rounding_factor; delayed
+/// rounding factor it registers (StrategyTraits::rounding; delayed
 /// updates: their growth guard's), 1 by default.
 double model_factor(const std::string& name, const UpdaterOptions& o);
 

@@ -128,7 +128,7 @@ struct Lock {
 
 struct Found {
   Lock lock;
-  GeneratedCase kase;
+  GeneratedCase property_case;
   PropertyFailure failure;
   int case_index = 0;
   int shrink_steps = 0;
@@ -181,11 +181,11 @@ std::optional<Found> rapidcheck_run(RunContext& ctx, int resume) {
       }
       const PropertyConfig& c = ctx.selection.configs[found->lock.config];
       const Property p = ctx.selection.properties[found->lock.property];
-      auto f = check_config(p, c, options_for(c, g), g.kase, nullptr, nullptr);
+      auto f = check_config(p, c, options_for(c, g), g.property_case, nullptr, nullptr);
       ctx.progress.show(fmt::format("shrinking {} {}: {} steps, N = {}", c.label, to_string(p),
-                                    found->shrink_steps, g.kase.n()));
+                                    found->shrink_steps, g.property_case.n()));
       if (!f) return;
-      found->kase = g;
+      found->property_case = g;
       found->failure = std::move(*f);
       ++found->shrink_steps;
       RC_FAIL(found->failure.message);
@@ -195,15 +195,15 @@ std::optional<Found> rapidcheck_run(RunContext& ctx, int resume) {
     if (ctx.deadline && Clock::now() >= *ctx.deadline) return;
     ctx.progress.show(fmt::format("[{:6.1f} s] {}: case {}/{}, N = {}",
                                   std::chrono::duration<double>(Clock::now() - ctx.start).count(),
-                                  where, index + 1, ctx.cases, g.kase.n()));
-    const auto trace = trace_case(g.kase);
+                                  where, index + 1, ctx.cases, g.property_case.n()));
+    const auto trace = trace_case(g.property_case);
     for (std::size_t ci : ctx.group.configs) {
       if (!active(ctx, ci)) continue;
       const PropertyConfig& c = ctx.selection.configs[ci];
       CheckStats stats;
       for (std::size_t pi = 0; pi < ctx.selection.properties.size(); ++pi) {
         if (!pending(ctx, ci, pi)) continue;
-        auto f = check_config(ctx.selection.properties[pi], c, options_for(c, g), g.kase,
+        auto f = check_config(ctx.selection.properties[pi], c, options_for(c, g), g.property_case,
                               trace.get(), &stats);
         if (f) {
           found = Found{{ci, pi}, g, std::move(*f), index, 0, after(ctx.shrink_seconds), false};
@@ -251,9 +251,9 @@ FuzzFailure record(const RunContext& ctx, const Found& found, const FuzzArgs& ar
   const Property p = ctx.selection.properties[found.lock.property];
   FuzzFailure f;
   f.config = c;
-  f.config.options.recompute_every = found.kase.recompute_every;
+  f.config.options.recompute_every = found.property_case.recompute_every;
   f.failure = found.failure;
-  f.counterexample = found.kase;
+  f.counterexample = found.property_case;
   f.seed = ctx.batch_seed;
   f.cases = ctx.cases;
   f.shrink_steps = found.shrink_steps;
@@ -261,7 +261,7 @@ FuzzFailure record(const RunContext& ctx, const Found& found, const FuzzArgs& ar
   f.reproduce = reproduce_command(c, p, ctx.mode, ctx.batch_seed, ctx.cases, args.max_n);
 
   CorpusEntry e;
-  e.kase = found.kase.kase;
+  e.property_case = found.property_case.property_case;
   e.strategy = c.name;
   e.options = f.config.options;
   e.label = c.label;
@@ -270,7 +270,7 @@ FuzzFailure record(const RunContext& ctx, const Found& found, const FuzzArgs& ar
   e.seed = ctx.batch_seed;
   e.workload = std::string(to_string(ctx.mode));
   e.reproduce = f.reproduce;
-  f.file = fs::path(args.corpus) / corpus_file_name(c.label, e.property, e.kase);
+  f.file = fs::path(args.corpus) / corpus_file_name(c.label, e.property, e.property_case);
   write_corpus_entry(f.file, e);
   return f;
 }

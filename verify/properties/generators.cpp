@@ -47,7 +47,7 @@ GeneratedCase generate_randsvd(const CaseLimits& lim) {
   r.log10_kappa = lim.max_log10_kappa * kappa_steps / 80.0;
   GeneratedCase g{build_randsvd_case(r), recompute_every, CaseMode::randsvd,
                   n == 1 ? 0.0 : r.log10_kappa, 0.0};
-  pick_probe(g.kase);
+  pick_probe(g.property_case);
   return g;
 }
 
@@ -64,7 +64,7 @@ GeneratedCase generate_adversarial(const CaseLimits& lim) {
   r.log10_inv_eta = lim.max_log10_inv_eta * eta_steps / 80.0;
   GeneratedCase g{build_adversarial_case(r), recompute_every, CaseMode::adversarial, 0.0,
                   r.log10_inv_eta};
-  pick_probe(g.kase);
+  pick_probe(g.property_case);
   return g;
 }
 
@@ -92,18 +92,18 @@ GeneratedCase generate_cycles(const CaseLimits& lim) {
 }  // namespace
 
 std::ostream& operator<<(std::ostream& os, const GeneratedCase& g) {
-  os << "N=" << g.kase.n() << ", " << g.kase.moves.size() << " moves (";
-  if (g.kase.has_cycles()) {
-    os << g.kase.cycles.size() << " cycles of ranks";
-    for (int length : g.kase.cycles) os << " " << length;
+  os << "N=" << g.property_case.n() << ", " << g.property_case.moves.size() << " moves (";
+  if (g.property_case.has_cycles()) {
+    os << g.property_case.cycles.size() << " cycles of ranks";
+    for (int length : g.property_case.cycles) os << " " << length;
   } else {
-    os << g.kase.accepted() << " accepted";
+    os << g.property_case.accepted() << " accepted";
   }
   os << "), " << to_string(g.mode);
   if (g.mode != CaseMode::adversarial) os << " log10 kappa=" << g.log10_kappa;
   if (g.mode == CaseMode::adversarial) os << " log10(1/eta)=" << g.log10_inv_eta;
-  return os << ", recompute_every=" << g.recompute_every << ", probe " << g.kase.probe_column
-            << "<-" << g.kase.probe_source;
+  return os << ", recompute_every=" << g.recompute_every << ", probe "
+            << g.property_case.probe_column << "<-" << g.property_case.probe_source;
 }
 
 GeneratedCase pick_case(const CaseLimits& limits) {

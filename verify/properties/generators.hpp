@@ -20,7 +20,7 @@ namespace slaterlab {
 
 /// A generated case with the knobs it was made with.
 struct GeneratedCase {
-  Case kase;
+  Case property_case;
   int recompute_every = 0;  // the cadence to run it with (UpdaterOptions)
   CaseMode mode = CaseMode::randsvd;
   double log10_kappa = 0;    // randsvd: of the initial matrix

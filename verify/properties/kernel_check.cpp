@@ -15,13 +15,14 @@
 namespace slaterlab {
 
 std::optional<PropertyFailure> check_config(Property p, const PropertyConfig& c,
-                                            const UpdaterOptions& o, const Case& kase,
+                                            const UpdaterOptions& o, const Case& property_case,
                                             const CaseTrace* trace, CheckStats* stats) {
   const auto direct = [&](CheckStats* s) {
-    return trace ? check_case(p, c.name, o, kase, *trace, s) : check_case(p, c.name, o, kase, s);
+    return trace ? check_case(p, c.name, o, property_case, *trace, s)
+                 : check_case(p, c.name, o, property_case, s);
   };
   if (!strategy_traits(c.name).loads_library) return direct(stats);
-  const double timeout = kernel_case_timeout(kase.n(), kase.moves.size());
+  const double timeout = kernel_case_timeout(property_case.n(), property_case.moves.size());
   const ChildOutcome child = run_in_child(
       [&] {
         CheckStats s;

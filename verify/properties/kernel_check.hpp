@@ -21,7 +21,7 @@
 namespace slaterlab {
 
 std::optional<PropertyFailure> check_config(Property p, const PropertyConfig& c,
-                                            const UpdaterOptions& o, const Case& kase,
+                                            const UpdaterOptions& o, const Case& property_case,
                                             const CaseTrace* trace, CheckStats* stats);
 
 /// Seconds a child process may take over one case of an external kernel of

@@ -58,7 +58,7 @@ std::optional<PropertyFailure> check_log_det_and_residuals(const std::string& na
   const auto lb = model.logdet_bound();
   if (lb.valid) {
     ++stats.log_dets_checked;
-    const double err = double(std::abs(Ld(ld.log_abs) - fin.log_det.log_abs));
+    const double err = double(std::abs(LongDouble(ld.log_abs) - fin.log_det.log_abs));
     if (!(err <= lb.rel)) {
       return failure(p, fmt::format("log|det| = {:.17g}, oracle {:.17g}: error {:.3e} > bound "
                                     "{:.3e} (m={}, kappa_max={:.3e})",
@@ -72,7 +72,7 @@ std::optional<PropertyFailure> check_log_det_and_residuals(const std::string& na
 
   const MaintainedState st = up->maintained();
   const Eigen::Index n = c.n();
-  const MatrixLd a = t.final_matrix.cast<Ld>();
+  const MatrixLongDouble a = t.final_matrix.cast<LongDouble>();
   const double eps_m = model.eps_m();
   if (st.inverse) {
     // Row-wise backward stability (what the ratio bound rests on, and what
@@ -86,11 +86,11 @@ std::optional<PropertyFailure> check_log_det_and_residuals(const std::string& na
     // max(kappa_max, norm_max ||X||_F): ||X||_F is the computed inverse's
     // norm, which for a state outside the model may exceed the oracle's.
     const Eigen::MatrixXd& x = *st.inverse;
-    const MatrixLd xl = x.cast<Ld>();
-    const double left = double((xl * a - MatrixLd::Identity(n, n)).norm());
+    const MatrixLongDouble xl = x.cast<LongDouble>();
+    const double left = double((xl * a - MatrixLongDouble::Identity(n, n)).norm());
     const double bound = eps_m * std::max(model.kappa_max(), model.norm_max() * x.norm()) +
                          model.propagated_left_residual(a);
-    const double right = double((a * xl - MatrixLd::Identity(n, n)).norm());
+    const double right = double((a * xl - MatrixLongDouble::Identity(n, n)).norm());
     const double kappa_final = fin.norm_f * fin.inv_norm_f;
     if (bound < 0.5) {
       ++stats.residuals_checked;
@@ -123,11 +123,12 @@ std::optional<PropertyFailure> check_log_det_and_residuals(const std::string& na
         }
       }
     }
-    MatrixLd ap(n, n);
+    MatrixLongDouble ap(n, n);
     for (Eigen::Index j = 0; j < n; ++j) ap.col(j) = a.col(f.column_of[std::size_t(j)]);
-    const MatrixLd q = f.q.cast<Ld>();
-    const double qr_residual = double((q * f.r.cast<Ld>() - ap).norm());
-    const double orthogonality = double((q.transpose() * q - MatrixLd::Identity(n, n)).norm());
+    const MatrixLongDouble q = f.q.cast<LongDouble>();
+    const double qr_residual = double((q * f.r.cast<LongDouble>() - ap).norm());
+    const double orthogonality =
+        double((q.transpose() * q - MatrixLongDouble::Identity(n, n)).norm());
     ++stats.residuals_checked;
     if (!(qr_residual <= eps_m * model.norm_max()) || !(orthogonality <= eps_m)) {
       return failure(

@@ -19,17 +19,17 @@ class Oracle {
   explicit Oracle(const Eigen::MatrixXd& a) { set(a); }
 
   void set(const Eigen::MatrixXd& a) {
-    a_ = a.cast<Ld>();
+    a_ = a.cast<LongDouble>();
     lu_.compute(a_);
     const auto& lu = lu_;
     inv_ = lu.inverse();
     row_norms_ = inv_.rowwise().norm();
     {
-      const MatrixLd lu_abs = lu.matrixLU().cwiseAbs();
-      const MatrixLd l = lu_abs.triangularView<Eigen::UnitLower>();
-      const MatrixLd u = lu_abs.triangularView<Eigen::Upper>();
+      const MatrixLongDouble lu_abs = lu.matrixLU().cwiseAbs();
+      const MatrixLongDouble l = lu_abs.triangularView<Eigen::UnitLower>();
+      const MatrixLongDouble u = lu_abs.triangularView<Eigen::Upper>();
       // |L||U| of P A: columns in A's order, rows permuted back.
-      const MatrixLd lu_product = lu.permutationP().transpose() * (l * u);
+      const MatrixLongDouble lu_product = lu.permutationP().transpose() * (l * u);
       info_.lu_growth = double(lu_product.norm() / a_.norm());
       auto state = std::make_shared<InverseState>();
       state->inverse = inv_.cast<double>();
@@ -38,10 +38,10 @@ class Oracle {
     }
     info_.norm_f = double(a_.norm());
     info_.inv_norm_f = double(inv_.norm());
-    LogDetLd d;
+    LogDetLongDouble d;
     d.sign = int(lu.permutationP().determinant());
     for (Eigen::Index i = 0; i < a_.rows(); ++i) {
-      const Ld u = lu.matrixLU()(i, i);
+      const LongDouble u = lu.matrixLU()(i, i);
       d.log_abs += std::log(std::abs(u));
       if (u < 0) d.sign = -d.sign;
       if (u == 0) d.sign = 0;
@@ -58,22 +58,22 @@ class Oracle {
   /// solve); `beta` = ||B^{-1}||_F ||W||_F ||C||_F, the condition number
   /// of det B under perturbations of W and C (d log det B = tr(B^{-1} dB),
   /// ||dB||_F <= ||dW||_F ||C||_F + ||W||_F ||dC||_F).
-  Ld block_ratio(const std::vector<Eigen::Index>& columns, const MatrixLd& c,
+  LongDouble block_ratio(const std::vector<Eigen::Index>& columns, const MatrixLongDouble& c,
                  double& beta) const {
     const Eigen::Index m = Eigen::Index(columns.size());
-    MatrixLd e = MatrixLd::Zero(a_.rows(), m);
+    MatrixLongDouble e = MatrixLongDouble::Zero(a_.rows(), m);
     for (Eigen::Index j = 0; j < m; ++j) e(columns[std::size_t(j)], j) = 1;
-    const MatrixLd w = lu_.transpose().solve(e);  // columns are the rows of A^{-1}
-    const MatrixLd b = w.transpose() * c;
-    const Eigen::PartialPivLU<MatrixLd> block(b);
+    const MatrixLongDouble w = lu_.transpose().solve(e);  // columns are the rows of A^{-1}
+    const MatrixLongDouble b = w.transpose() * c;
+    const Eigen::PartialPivLU<MatrixLongDouble> block(b);
     beta = double(block.inverse().norm() * w.norm() * c.norm());
     if (!std::isfinite(beta)) beta = std::numeric_limits<double>::infinity();
     return block.determinant();
   }
 
   OracleStep propose(Eigen::Index k, const Eigen::VectorXd& column) const {
-    const VectorLd a = column.cast<Ld>();
-    const VectorLd x = inv_.row(k).transpose();
+    const VectorLongDouble a = column.cast<LongDouble>();
+    const VectorLongDouble x = inv_.row(k).transpose();
     // rho = (A^{-1} a')_k from a solve with a' (backward stable: error
     // c N eps_ld kappa_rho), never as row k of the inverse times a': Eigen
     // forms the inverse column by column, so its columns are backward stable
@@ -81,17 +81,17 @@ class Oracle {
     // eps_ld kappa(A) ||x|| ||a'|| / |rho| (found by fuzzing: a ratio of
     // 3.7536e-8 at kappa = 3e8, N = 6, off by 5e-5 relative, where every
     // double strategy agreed with a 60-digit determinant ratio to 2e-8).
-    const VectorLd y = lu_.solve(a);
+    const VectorLongDouble y = lu_.solve(a);
     OracleStep s;
     s.rho = y(k);
     s.row_norm = double(x.norm());
     s.solve_norm = double(y.norm());
     s.sensitivity = s.row_norm * s.solve_norm / double(std::abs(s.rho));
-    MatrixLd cand = a_;
+    MatrixLongDouble cand = a_;
     cand.col(k) = a;
     s.candidate.norm_f = double(cand.norm());
     // Sherman-Morrison in long double, only for the norm of the inverse.
-    VectorLd yk = y;
+    VectorLongDouble yk = y;
     yk(k) -= 1;
     s.candidate.inv_norm_f = double((inv_ - yk * x.transpose() / s.rho).norm());
     s.vectors = std::make_shared<const StepVectors>(StepVectors{k, a, x, yk, row_norms_});
@@ -99,22 +99,23 @@ class Oracle {
   }
 
  private:
-  MatrixLd a_;
-  Eigen::PartialPivLU<MatrixLd> lu_;
-  MatrixLd inv_;  // for norms only
-  VectorLd row_norms_;
+  MatrixLongDouble a_;
+  Eigen::PartialPivLU<MatrixLongDouble> lu_;
+  MatrixLongDouble inv_;  // for norms only
+  VectorLongDouble row_norms_;
   MatrixInfo info_;
 };
 
 /// kappa_F and log|det| of A from a long-double LU (+inf and -inf for an
 /// exactly singular A).
-std::pair<double, Ld> kappa_and_log_det(const Eigen::MatrixXd& a) {
-  const MatrixLd al = a.cast<Ld>();
-  const Eigen::PartialPivLU<MatrixLd> lu(al);
+std::pair<double, LongDouble> kappa_and_log_det(const Eigen::MatrixXd& a) {
+  const MatrixLongDouble al = a.cast<LongDouble>();
+  const Eigen::PartialPivLU<MatrixLongDouble> lu(al);
   const double k = double(al.norm() * lu.inverse().norm());
-  Ld log_abs = 0;
+  LongDouble log_abs = 0;
   for (Eigen::Index i = 0; i < a.rows(); ++i) log_abs += std::log(std::abs(lu.matrixLU()(i, i)));
-  if (!std::isfinite(k)) return {std::numeric_limits<double>::infinity(), -std::numeric_limits<Ld>::infinity()};
+  if (!std::isfinite(k))
+    return {std::numeric_limits<double>::infinity(), -std::numeric_limits<LongDouble>::infinity()};
   return {k, log_abs};
 }
 
@@ -141,14 +142,14 @@ void trace_cycles(const Case& c, Oracle& oracle, CaseTrace& t) {
       s.columns.push_back(k);
       source.push_back(i);
     }
-    MatrixLd columns(c.n(), Eigen::Index(source.size()));
+    MatrixLongDouble columns(c.n(), Eigen::Index(source.size()));
     for (std::size_t j = 0; j < source.size(); ++j)
-      columns.col(Eigen::Index(j)) = c.moves[source[j]].column.cast<Ld>();
+      columns.col(Eigen::Index(j)) = c.moves[source[j]].column.cast<LongDouble>();
     s.rho = oracle.block_ratio(s.columns, columns, s.beta);
     s.kappa_before = kappa_f(oracle.info());
-    Ld log_det = oracle.info().log_det.log_abs;
+    LongDouble log_det = oracle.info().log_det.log_abs;
     s.min_step = std::numeric_limits<double>::infinity();
-    const auto step_to = [&](Ld next) {
+    const auto step_to = [&](LongDouble next) {
       s.min_step = std::min(s.min_step, double(std::exp(next - log_det)));
       log_det = next;
     };

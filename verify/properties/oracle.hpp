@@ -28,14 +28,14 @@ namespace slaterlab {
 
 namespace properties {
 
-using Ld = long double;
-using MatrixLd = Eigen::Matrix<Ld, Eigen::Dynamic, Eigen::Dynamic>;
-using VectorLd = Eigen::Matrix<Ld, Eigen::Dynamic, 1>;
+using LongDouble = long double;
+using MatrixLongDouble = Eigen::Matrix<LongDouble, Eigen::Dynamic, Eigen::Dynamic>;
+using VectorLongDouble = Eigen::Matrix<LongDouble, Eigen::Dynamic, 1>;
 
-inline constexpr double kEpsLd = double(std::numeric_limits<Ld>::epsilon());
+inline constexpr double kEpsLongDouble = double(std::numeric_limits<LongDouble>::epsilon());
 
-struct LogDetLd {
-  Ld log_abs = 0;
+struct LogDetLongDouble {
+  LongDouble log_abs = 0;
   int sign = 1;
 };
 
@@ -49,21 +49,21 @@ struct MatrixInfo {
   double norm_f = 0;      // ||A||_F
   double inv_norm_f = 0;  // ||A^{-1}||_F
   double lu_growth = 1;   // || |L| |U| ||_F / ||A||_F of partial-pivoting LU
-  LogDetLd log_det;
+  LogDetLongDouble log_det;
   std::shared_ptr<const InverseState> state;
 };
 
 /// What the propagated-rounding estimate needs of a proposal (ErrorModel).
 struct StepVectors {
   Eigen::Index k = 0;
-  VectorLd column;     // a'
-  VectorLd row;        // r = e_k^T A^{-1}
-  VectorLd update;     // y = A^{-1} a' - e_k
-  VectorLd row_norms;  // ||e_i^T A^{-1}|| for every row i
+  VectorLongDouble column;     // a'
+  VectorLongDouble row;        // r = e_k^T A^{-1}
+  VectorLongDouble update;     // y = A^{-1} a' - e_k
+  VectorLongDouble row_norms;  // ||e_i^T A^{-1}|| for every row i
 };
 
 struct OracleStep {
-  Ld rho = 0;
+  LongDouble rho = 0;
   std::shared_ptr<const StepVectors> vectors;
   double row_norm = 0;     // ||e_k^T A^{-1}||_2
   double solve_norm = 0;   // ||A^{-1} a'||_2
@@ -73,7 +73,7 @@ struct OracleStep {
 
 /// The oracle's view of one update cycle.
 struct CycleStep {
-  Ld rho = 0;          // det(A_after) / det(A_before)
+  LongDouble rho = 0;          // det(A_after) / det(A_before)
   double beta = 0;     // conditioning of det B (Oracle::block_ratio)
   double kappa_before = 0;  // kappa_F = ||A||_F ||A^{-1}||_F of A_before
   double kappa_after = 0;   // ... of A_after (+inf when singular)

@@ -42,7 +42,7 @@ double max_ratio_error(const PropertyConfig& cfg, const Case& c, const CaseTrace
     // Well-conditioned proposals only (the ones a Metropolis walk accepts):
     // a ratio near a nodal crossing has kappa_rho ~ 1/|rho| and would make
     // the maximum a statement about one proposal rather than the precision.
-    const properties::Ld rho = std::abs(t.steps[i].rho);
+    const properties::LongDouble rho = std::abs(t.steps[i].rho);
     if (rho >= 1.0L / 3 && rho <= 3)
       worst = std::max(worst, properties::rel_error(r.value, t.steps[i].rho));
     c.moves[i].accept ? up->accept() : up->reject();
@@ -58,7 +58,7 @@ PrecisionSample precision_sample(const PrecisionPair& pair, const Case& c) {
   s.low = max_ratio_error(pair.low, c, *t);
   s.high = max_ratio_error(pair.high, c, *t);
   // The oracle's own error (~2^-63) is the floor of what can be measured.
-  s.ratio = s.low / std::max(s.high, 1e3 * properties::kEpsLd);
+  s.ratio = s.low / std::max(s.high, 1e3 * properties::kEpsLongDouble);
   return s;
 }
 

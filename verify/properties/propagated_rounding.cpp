@@ -64,7 +64,7 @@ double PropagatedRounding::ratio_error(const OracleStep& o) const {
   return product_error(v.k, v.column.cast<double>()) / double(std::abs(o.rho));
 }
 
-double PropagatedRounding::left_residual(const MatrixLd& a) const {
+double PropagatedRounding::left_residual(const MatrixLongDouble& a) const {
   if (samples_.empty()) return 0;
   const Eigen::MatrixXd ad = a.cast<double>();
   double sum = 0;

@@ -51,7 +51,7 @@ class PropagatedRounding {
   double ratio_error(const OracleStep& o) const;
 
   /// RMS over the samples of ||E A||_F (the left residual E leaves).
-  double left_residual(const MatrixLd& a) const;
+  double left_residual(const MatrixLongDouble& a) const;
 
  private:
   double sign() { return (rng_() & 1) ? -1.0 : 1.0; }

@@ -2,32 +2,35 @@
 
 #include "verify/properties/randsvd_case.hpp"
 
+#include "verify/inputs/random_matrices.hpp"
+
 #include <Eigen/Dense>
 
 #include <cmath>
 
 namespace slaterlab {
 
-Eigen::MatrixXd haar_orthogonal(Eigen::Index n, std::mt19937_64& rng) {
+namespace {
+
+/// n x n iid standard normals, column by column from a distribution of its
+/// own (the draws every stored case was made with).
+Eigen::MatrixXd gaussian_matrix(Eigen::Index n, std::mt19937_64& rng) {
   std::normal_distribution<double> normal;
   Eigen::MatrixXd g(n, n);
   for (Eigen::Index j = 0; j < n; ++j)
     for (Eigen::Index i = 0; i < n; ++i) g(i, j) = normal(rng);
-  Eigen::HouseholderQR<Eigen::MatrixXd> qr(g);
-  Eigen::MatrixXd q = qr.householderQ();
-  // Sign fix (Mezzadri): Q diag(sign(R_ii)) is Haar distributed.
-  for (Eigen::Index i = 0; i < n; ++i)
-    if (qr.matrixQR()(i, i) < 0) q.col(i) = -q.col(i);
-  return q;
+  return g;
 }
+
+}  // namespace
 
 Case build_randsvd_case(const RandsvdRecipe& rec) {
   const int n = rec.n;
   std::mt19937_64 rng(rec.seed);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   std::normal_distribution<double> normal;
-  const Eigen::MatrixXd u = haar_orthogonal(n, rng);
-  const Eigen::MatrixXd v = haar_orthogonal(n, rng);
+  const Eigen::MatrixXd gaussian_u = gaussian_matrix(n, rng);
+  const Eigen::MatrixXd gaussian_v = gaussian_matrix(n, rng);
   Eigen::VectorXd sigma(n);
   for (int i = 0; i < n; ++i) {
     const double t = i == 0 ? 0.0 : i == n - 1 ? 1.0 : uniform(rng);
@@ -35,10 +38,13 @@ Case build_randsvd_case(const RandsvdRecipe& rec) {
   }
   const double scale = std::ldexp(1.0, int(std::floor(uniform(rng) * 17)) - 8) * rec.scaled +
                        (rec.scaled ? 0.0 : 1.0);
-  const Eigen::MatrixXd us = scale * u * sigma.asDiagonal();
+  RandsvdFactors factors = randsvd(gaussian_u, gaussian_v, sigma);
+  // s is a power of two: s (U diag(sigma)) rounds exactly as (s U) diag(sigma).
+  factors.u_sigma *= scale;
+  const Eigen::MatrixXd& us = factors.u_sigma;
 
   Case c;
-  c.initial = us * v.transpose();
+  c.initial = factors.matrix();
   Eigen::MatrixXd current = c.initial;
   for (std::size_t i = 0; i < rec.electrons.size(); ++i) {
     Eigen::VectorXd q(n);

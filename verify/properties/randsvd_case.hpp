@@ -1,6 +1,6 @@
 #pragma once
 // The randsvd generator's deterministic part: A = s U diag(sigma) V^T with
-// Haar-random U, V and moves whose columns keep A's conditioning along the
+// Haar-random U, V (random_matrices.hpp, from this case's own draws) and moves whose columns keep A's conditioning along the
 // sequence (the shape picked by RapidCheck in generators.cpp, the bulk values
 // from one mt19937_64 seed). Deterministic: the same recipe gives the same
 // case bit for bit.
@@ -37,9 +37,5 @@ struct RandsvdRecipe {
   bool scaled = true;
 };
 Case build_randsvd_case(const RandsvdRecipe& recipe);
-
-/// Haar-distributed orthogonal n x n matrix: Q of a Gaussian matrix's QR
-/// with the sign fix Q diag(sign(R_ii)) (Mezzadri), drawn from `rng`.
-Eigen::MatrixXd haar_orthogonal(Eigen::Index n, std::mt19937_64& rng);
 
 }  // namespace slaterlab

@@ -45,8 +45,10 @@ std::string state_difference(const Snapshot& x, const Snapshot& y) {
     if (x.state.qr->column_of != y.state.qr->column_of) return "column permutation changed";
   }
   if (x.counters.recomputes != y.counters.recomputes) return "recompute counter changed";
-  if (x.counters.flushes != y.counters.flushes) return "flush counter changed";
-  if (x.counters.splits != y.counters.splits) return "split counter changed";
+  for (const auto& [name, count] : x.counters.events)  // a flush, a split
+    if (y.counters.event(name) != count) return name + " counter changed";
+  for (const auto& [name, count] : y.counters.events)
+    if (x.counters.event(name) != count) return name + " counter changed";
   return "";
 }
 

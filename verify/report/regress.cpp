@@ -25,8 +25,9 @@
 //   apply in the new run either, and vice versa. Baselines written before
 //   update cycles have NaN cycle errors and zero cycle counts, which an
 //   experiment without cycles reproduces.
-// - Counts (sign disagreements, decision flips, breakdowns, splits, cycle
-//   breakdowns, singular restarts, checkpoints with det 0) may not
+// - Counts (sign disagreements, decision flips, breakdowns, cycle
+//   breakdowns, singular restarts, checkpoints with det 0, and the named
+//   events a strategy declares judged, e.g. splits) may not
 //   exceed max(factor * baseline, 1): one event near a threshold may go
 //   either way on another BLAS. A strategy that finished in the baseline must
 //   finish.
@@ -124,13 +125,14 @@ struct CountSpec {
   std::int64_t StrategySummary::*member;
 };
 
-// Events that signal numerical trouble. Recomputes are left out: they follow
-// from the configuration (recompute_every) and from the breakdowns.
+// Events that signal numerical trouble, with the named events a strategy
+// declares judged (StrategyTraits::events: a split). Recomputes are left
+// out: they follow from the configuration (recompute_every) and from the
+// breakdowns.
 const CountSpec kCounts[] = {
     {"sign_disagreements", &StrategySummary::sign_disagreements},
     {"flips", &StrategySummary::flips},
     {"breakdowns", &StrategySummary::breakdowns},
-    {"splits", &StrategySummary::splits},
     // Update cycles and singular matrices (0 in baselines older than them).
     {"cycle_breakdowns", &StrategySummary::cycle_breakdowns},
     {"singular_restarts", &StrategySummary::singular_restarts},
@@ -329,11 +331,13 @@ void compare_strategy(const ExperimentResult& base_experiment, const StrategyRes
     out.push_back(bounded(experiment, label, m.name, ComparisonKind::metric, s.*m.member, baseline,
                           std::max(limits.factor * std::max(baseline, model), floor), model));
   }
-  for (const auto& c : kCounts) {
-    const double baseline = double(b.*c.member);
-    out.push_back(bounded(experiment, label, c.name, ComparisonKind::count, double(s.*c.member),
-                          baseline, std::max(limits.factor * baseline, limits.count_floor)));
-  }
+  const auto count = [&](const std::string& name, std::int64_t value, std::int64_t baseline) {
+    out.push_back(bounded(experiment, label, name, ComparisonKind::count, double(value),
+                          double(baseline), std::max(limits.factor * double(baseline), limits.count_floor)));
+  };
+  for (const auto& c : kCounts) count(c.name, s.*c.member, b.*c.member);
+  for (const CounterEvent& event : recorded_traits(base.info).events)
+    if (event.judged) count(event.name, event_count(s.events, event.name), event_count(b.events, event.name));
   const bool finished_ok = !(s.failed && !b.failed);
   out.push_back(structural(
       experiment, label, "finished", finished_ok,

@@ -1,5 +1,11 @@
 #include "verify/run/lane.hpp"
 
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "slaterlab/strategies/determinant/updater_options.hpp"
+
 namespace slaterlab::run_detail {
 
 // How a strategy's summary folds its checkpoints. Summary fields are named
@@ -31,8 +37,6 @@ constexpr SummaryFrom<double> kLastDouble[] = {
 constexpr SummaryFrom<std::int64_t> kLastCount[] = {
     {&StrategySummary::breakdowns, &StrategyCheckpoint::breakdowns},
     {&StrategySummary::recomputes, &StrategyCheckpoint::recomputes},
-    {&StrategySummary::splits, &StrategyCheckpoint::splits},
-    {&StrategySummary::cycles_declined, &StrategyCheckpoint::cycles_declined},
     {&StrategySummary::cycle_breakdowns, &StrategyCheckpoint::cycle_breakdowns},
     {&StrategySummary::singular_restarts, &StrategyCheckpoint::singular_restarts},
 };
@@ -41,11 +45,28 @@ void fold_checkpoint(StrategySummary& s, const StrategyCheckpoint& c) {
   for (const auto& [to, from] : kWorstOverCheckpoints) s.*to = std::fmax(s.*to, c.*from);
   for (const auto& [to, from] : kLastDouble) s.*to = c.*from;
   for (const auto& [to, from] : kLastCount) s.*to = c.*from;
+  s.events = c.events;  // cumulative
   // Per-checkpoint counts, summed over the run.
   s.sign_disagreements += !c.sign_agrees;
   s.flips += c.flips;
 }
 
 UpdaterCounters operator+(UpdaterCounters a, const UpdaterCounters& b) { return a += b; }
+
+EventCounts declared_events(const std::string& strategy, const UpdaterCounters& counters) {
+  const std::vector<CounterEvent>& declared = strategy_traits(strategy).events;
+  for (const auto& [name, count] : counters.events) {
+    const bool known = std::any_of(declared.begin(), declared.end(),
+                                   [&](const CounterEvent& e) { return e.name == name; });
+    if (!known)
+      throw std::logic_error(fmt::format(
+          "strategy '{}' counted the event '{}', which its traits do not declare "
+          "(StrategyTraits::events)",
+          strategy, name));
+  }
+  EventCounts events;
+  for (const CounterEvent& event : declared) events.emplace_back(event.name, counters.event(event.name));
+  return events;
+}
 
 }  // namespace slaterlab::run_detail

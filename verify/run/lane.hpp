@@ -16,6 +16,7 @@
 #include <exception>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <Eigen/Core>
@@ -100,6 +101,12 @@ struct CycleErrors {
 void fold_checkpoint(StrategySummary& s, const StrategyCheckpoint& c);
 
 UpdaterCounters operator+(UpdaterCounters a, const UpdaterCounters& b);
+
+/// The counts of the events the strategy declares (StrategyTraits::events),
+/// in its order, 0 where not counted yet; std::logic_error naming an event
+/// it counted without declaring it (the results file would have no column
+/// for it).
+EventCounts declared_events(const std::string& strategy, const UpdaterCounters& counters);
 
 /// One strategy running in lockstep with the reference.
 struct Lane {

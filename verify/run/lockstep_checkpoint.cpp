@@ -105,9 +105,7 @@ void LockstepExperiment::checkpoint() {
     const UpdaterCounters counters = lane.counters();
     c.breakdowns = counters.breakdowns;
     c.recomputes = counters.recomputes;
-    c.flushes = counters.flushes;
-    c.splits = counters.splits;
-    c.cycles_declined = counters.cycles_declined;
+    c.events = declared_events(lane.config->name, counters);
     c.elapsed_s = lane.elapsed_s;
     c.cycle_ratio_error_max = lane.cycle_errors.max;
     c.cycle_ratio_error_max_eps = lane.cycle_errors.max / eps;
@@ -225,8 +223,7 @@ void LockstepExperiment::check_against_sm(const Lane& lane, const Add& add) cons
       double(experiment_.workload.n) * storage_epsilon(lane.config->options.precision);
   // The strategy's own rounding model says how far above sm's rounding it may go.
   const UpdaterOptions& options = lane.config->options;
-  const StrategyTraits& traits = strategy_traits(lane.config->name, options);
-  const double factor = traits.rounding_factor ? traits.rounding_factor(options) : 1.0;
+  const double factor = strategy_traits(lane.config->name, options).rounding.factor_for(options);
   for (std::string& what :
        compare_delayed_with_sm(lane.summary, sm->summary, sm->config->label, factor, n_eps)) {
     add(std::move(what));

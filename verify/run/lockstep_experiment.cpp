@@ -9,8 +9,12 @@ namespace {
 
 StrategyInfo describe(const StrategyConfig& s) {
   const UpdaterOptions& o = s.options;
-  return {s.label, s.name, std::string(to_string(o.precision)), storage_epsilon(o.precision),
-          o.recompute_every, o.breakdown, o.k, o.variant, strategy_provenance(s.name, o)};
+  StrategyInfo info{s.label, s.name, std::string(to_string(o.precision)), storage_epsilon(o.precision),
+                    o.recompute_every, o.breakdown, o.k, o.variant, strategy_provenance(s.name, o),
+                    {}};
+  for (const CounterEvent& event : strategy_traits(s.name).events)
+    info.events.push_back({event.name, event.description});
+  return info;
 }
 
 ExperimentInfo describe(const ExperimentConfig& e, const Workload& workload) {

@@ -57,7 +57,7 @@ namespace {
 
 using MatrixL = Eigen::Matrix<long double, Eigen::Dynamic, Eigen::Dynamic>;
 constexpr double kU = 0x1p-53;
-constexpr long double kULd = 0x1p-64L;
+constexpr long double kUnitRoundoffLongDouble = 0x1p-64L;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double gamma(double k) { return k * kU / (1 - k * kU); }
@@ -122,9 +122,9 @@ ProductResidual long_double_residual(const Eigen::MatrixXd& p, const Eigen::Matr
   }
   // gamma_N^ld |P||Q| for the product, then one rounding of the difference.
   const long double nn = (long double)p.cols();
-  const long double gamma_ld = nn * kULd / (1 - nn * kULd);
+  const long double gamma_ld = nn * kUnitRoundoffLongDouble / (1 - nn * kUnitRoundoffLongDouble);
   const long double bound = gamma_ld * max_row_norm_1(p) * q.cwiseAbs().maxCoeff() +
-                            kULd * norms.max_abs;
+                            kUnitRoundoffLongDouble * norms.max_abs;
   return {double(norms.max_abs), double(std::sqrt(norms.sum_squares)), double(bound * 1.01L)};
 }
 
@@ -159,7 +159,7 @@ std::optional<long double> split_entries(const Eigen::MatrixXd& p, const Eigen::
                           (max_row_norm_1(ps.hi) * qs.lo.cwiseAbs().maxCoeff() +
                            ps.lo.cwiseAbs().maxCoeff() * max_col_norm_1(q));
   // 1.01: the roundings of the bound's own evaluation (sums of N terms).
-  return ((long double)products + kULd * (max_before + max_abs)) * 1.01L;
+  return ((long double)products + kUnitRoundoffLongDouble * (max_before + max_abs)) * 1.01L;
 }
 
 ProductResidual split_residual(const Eigen::MatrixXd& p, const Eigen::MatrixXd& q,
@@ -236,7 +236,7 @@ InverseResidual InverseResiduals::operator()(const Eigen::MatrixXd& x) const {
   const double n = double(a_.rows());
   const long double bound =
       (pivot_bound_ + (gamma(n) + kU) * (1 + kU) * a_row_norm_ * d.cwiseAbs().maxCoeff() +
-       kULd * norms.max_abs) * 1.01L;
+       kUnitRoundoffLongDouble * norms.max_abs) * 1.01L;
   if (!(bound <= kPivotAccuracy * norms.max_abs)) return inverse_residual(a_, x);
   return {double(norms.max_abs), double(std::sqrt(norms.sum_squares / n)), double(bound),
           Evaluation::shared_pivot};

@@ -51,6 +51,7 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <utility>
 
 #include "verify/run/runner.hpp"
 #include "verify/run/vmc_study.hpp"
@@ -133,6 +134,16 @@ class Packer {
     field(v.size());
     for (const T& x : v) field(x);
   }
+  template <class A, class B>
+  void field(const std::pair<A, B>& p) {
+    field(p.first);
+    field(p.second);
+  }
+  void field(const UpdaterCounters& c) {
+    field(c.breakdowns);
+    field(c.recomputes);
+    field(c.events);
+  }
   const std::string& bytes() const { return bytes_; }
 
  private:
@@ -160,6 +171,16 @@ class Unpacker {
     field(n);
     v.resize(n);
     for (T& x : v) field(x);
+  }
+  template <class A, class B>
+  void field(std::pair<A, B>& p) {
+    field(p.first);
+    field(p.second);
+  }
+  void field(UpdaterCounters& c) {
+    field(c.breakdowns);
+    field(c.recomputes);
+    field(c.events);
   }
   bool done() const { return at_ == bytes_.size(); }
 

@@ -55,6 +55,7 @@
 #include "slaterlab/strategies/orbitals/bspline.hpp"
 #include "slaterlab/strategies/orbitals/electron_gas.hpp"
 #include "verify/inputs/molecule_cache.hpp"
+#include "verify/inputs/orbital_registry.hpp"
 #include "verify/inputs/workload_registry.hpp"
 #include "verify/run/vmc_study.hpp"
 
@@ -120,8 +121,8 @@ double storage_bytes(Precision p) { return p == Precision::double_ ? 8.0 : 4.0; 
 /// DGEMMs).
 double strategy_move_seconds(const StrategyConfig& s, double n) {
   const StrategyTraits& traits = strategy_traits(s.name);
-  if (traits.factorises_every_move) return (2.0 / 3.0) * n * n * n / kFlopsPerSecond;
-  const double pass = kRankOneSeconds * n * n * traits.matrices * storage_bytes(s.options.precision) / 8;
+  if (traits.plan.factorises_every_move) return (2.0 / 3.0) * n * n * n / kFlopsPerSecond;
+  const double pass = kRankOneSeconds * n * n * traits.plan.matrices * storage_bytes(s.options.precision) / 8;
   return traits.windowed ? pass / kWindowSpeedup : pass;
 }
 
@@ -134,8 +135,8 @@ double strategy_bytes(const StrategyConfig& s, double n) {
   const double own = storage_bytes(s.options.precision);
   const StrategyTraits& traits = strategy_traits(s.name);
   // The exact current matrix (UpdaterBase), and an inverse, an LU copy or Q and R.
-  const double per_entry = 8 + traits.matrices * own;
-  const double extra = traits.extra_bytes ? traits.extra_bytes(n, s.options) : 0.0;
+  const double per_entry = 8 + traits.plan.matrices * own;
+  const double extra = traits.plan.extra_bytes ? traits.plan.extra_bytes(n, s.options) : 0.0;
   return per_entry * entries + extra;
 }
 
@@ -169,7 +170,7 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
     const StrategyTraits& traits = strategy_traits(s.name);
     // Its reset (an LU and an inverse, 2 N^3 flops), then its moves.
     item.seconds += 2 * n * n * n / kBlasFlopsPerSecond + double(e.moves) * strategy_move_seconds(s, n);
-    const bool qr = traits.matrices >= 2;  // Q and R
+    const bool qr = traits.plan.matrices >= 2;  // Q and R
     any_inverse = any_inverse || !qr;
     metrics_flops += qr ? 12 : 2;
   }
@@ -217,18 +218,18 @@ PlanItem plan_experiment(const ExperimentConfig& e, const StudyConfig& study) {
   return item;
 }
 
-/// The B-spline table of a VMC run's orbital set (0 for analytic and molecular orbitals),
-/// and the key under which runs share it.
+/// The table of a VMC run's orbital set (0 for a set that builds none: its
+/// registry kind's build_bytes, and a molecule's orbitals), and the key under
+/// which runs share it.
 std::pair<std::string, double> spline_table(const VmcRunConfig& v) {
-  if (v.orbitals == "analytic" || v.molecule()) return {"", 0.0};
+  if (v.molecule()) return {"", 0.0};
+  const OrbitalSetKind& kind = orbital_set_kind(v.orbitals);
+  if (!kind.build_bytes) return {"", 0.0};
   BsplineBoxRule rule;
   rule.grid = v.grid;
   const Eigen::Index grid = v.electron_gas() ? gas_bspline_box(v.n, v.cell_length(), kGasPointsPerWavelength, v.grid).grid
                                              : ho_bspline_box(v.n, v.alpha, rule).grid;
-  // A CUDA set ("-cuda") is built on the host first, as its CPU set.
-  const bool single = v.orbitals.rfind("bspline-float", 0) == 0;
-  const double bytes = single ? bspline_build_bytes<float>(grid, v.n)
-                                                     : bspline_build_bytes<double>(grid, v.n);
+  const double bytes = kind.build_bytes(grid, v.n);
   return {fmt::format("{}/{}/{}/{:.17g}/{:.17g}/{}", v.system, v.orbitals, v.n, v.alpha,
                       v.cell_length(), grid),
           bytes};

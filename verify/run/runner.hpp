@@ -24,7 +24,7 @@ RunReport run_study(const StudyConfig& study, ResultWriter& writer, const RunOpt
 /// within F of sm's, its worst log-det error within F max(sm's, n_eps)
 /// (n_eps = N eps, one rounding per column: below it sm's error is luck, not
 /// a scale). F is the strategy's own rounding factor, its traits'
-/// rounding_factor (for delayed the growth guard's 16 sqrt(K + 1),
+/// rounding model (for delayed the growth guard's 16 sqrt(K + 1),
 /// docs/delayed-updates.md). One message per violation.
 std::vector<std::string> compare_delayed_with_sm(const StrategySummary& delayed,
                                                  const StrategySummary& sm,

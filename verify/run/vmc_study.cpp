@@ -17,7 +17,6 @@
 #include "slaterlab/reference/electron_gas.hpp"
 #include "slaterlab/reference/harmonic_trap.hpp"
 #include "slaterlab/strategies/orbitals/bspline.hpp"
-#include "slaterlab/strategies/orbitals/cuda/device_orbitals.hpp"
 #include "slaterlab/strategies/orbitals/electron_gas.hpp"
 #include "slaterlab/strategies/orbitals/harmonic_oscillator.hpp"
 #include "slaterlab/strategies/orbitals/orbital_accuracy.hpp"
@@ -25,6 +24,7 @@
 #include "slaterlab/strategies/sampling/random_source.hpp"
 #include "slaterlab/strategies/sampling/vmc.hpp"
 #include "verify/inputs/molecule_cache.hpp"
+#include "verify/inputs/orbital_registry.hpp"
 #include "verify/inputs/rng.hpp"
 #include "verify/stats/statistics.hpp"
 
@@ -60,27 +60,31 @@ bool is_reference_like(const VmcRunConfig& v) {
          v.strategy.options.precision == Precision::double_;
 }
 
-/// Grid points per dimension of a B-spline set (on the CPU or a CUDA
-/// device), 0 for any other set.
-Eigen::Index grid_of(const OrbitalSet& set) {
-  if (const auto* f = dynamic_cast<const BsplineOrbitals<float>*>(&set)) return f->box().grid;
-  if (const auto* d = dynamic_cast<const BsplineOrbitals<double>*>(&set)) return d->box().grid;
-  if (const auto box = cuda_bspline_box(set)) return box->grid;
-  return 0;
+/// The box and grid the system's B-spline rule gives for the run's `grid`
+/// key (0: the rule's own).
+BsplineBox orbital_box(const VmcRunConfig& v) {
+  if (v.electron_gas()) return gas_bspline_box(v.n, v.cell_length(), kGasPointsPerWavelength, v.grid);
+  BsplineBoxRule rule;
+  rule.grid = v.grid;
+  return ho_bspline_box(v.n, v.alpha, rule);
+}
+
+/// Grid points per dimension a run's orbital set tabulates on, 0 for a set
+/// that tabulates nothing (a molecule's among them).
+Eigen::Index grid_of(const VmcRunConfig& v) {
+  if (v.molecule()) return 0;
+  return orbital_set_kind(v.orbitals).gridded ? orbital_box(v).grid : 0;
 }
 
 /// Orbital sets built once per system, kind, size and grid (a molecule's
-/// per file, kind and spin), and shared by runs.
+/// per file, kind and spin), and shared by runs; a trap's or a gas's
+/// through the orbital-set registry (orbital_registry.hpp), from the
+/// system's analytic orbitals on the box its B-spline rule gives.
 class OrbitalCache {
  public:
   const OrbitalSet& get(const VmcRunConfig& v, const std::string& kind) {
     if (v.molecule()) return molecular(v, kind, 0);
-    const std::string key =
-        fmt::format("{}/{}/{}/{:.17g}/{:.17g}/{}", v.system, kind, v.n, v.alpha, v.cell_length(),
-                    kind == "analytic" ? 0 : v.grid);
-    auto it = sets_.find(key);
-    if (it == sets_.end()) it = sets_.emplace(key, build(v, kind)).first;
-    return *it->second;
+    return *share(v, kind);
   }
 
   /// The set of each spin's determinant: a molecule's spins have their own
@@ -118,29 +122,25 @@ class OrbitalCache {
     return *it->second;
   }
 
-  std::unique_ptr<OrbitalSet> build(const VmcRunConfig& v, const std::string& kind) {
-    if (kind == "analytic") {
-      if (v.electron_gas()) return std::make_unique<ElectronGasOrbitals>(v.n, v.cell_length());
-      return std::make_unique<HarmonicOscillatorOrbitals>(v.n, v.alpha);
+
+  std::shared_ptr<const OrbitalSet> share(const VmcRunConfig& v, const std::string& kind) {
+    const std::string key =
+        fmt::format("{}/{}/{}/{:.17g}/{:.17g}/{}", v.system, kind, v.n, v.alpha, v.cell_length(),
+                    orbital_set_kind(kind).gridded ? v.grid : 0);
+    auto it = sets_.find(key);
+    if (it == sets_.end()) it = sets_.emplace(key, build(v, kind)).first;
+    return it->second;
+  }
+
+  std::shared_ptr<const OrbitalSet> build(const VmcRunConfig& v, const std::string& kind) {
+    if (kind == kAnalyticOrbitals) {
+      if (v.electron_gas()) return std::make_shared<ElectronGasOrbitals>(v.n, v.cell_length());
+      return std::make_shared<HarmonicOscillatorOrbitals>(v.n, v.alpha);
     }
-    const OrbitalSet& exact = get(v, "analytic");
-    if (v.electron_gas()) return bspline(kind, exact, gas_bspline_box(v.n, v.cell_length(), kGasPointsPerWavelength, v.grid));
-    BsplineBoxRule rule;
-    rule.grid = v.grid;
-    return bspline(kind, exact, ho_bspline_box(v.n, v.alpha, rule));
+    return make_orbital_set(kind, {share(v, kAnalyticOrbitals), orbital_box(v)});
   }
 
-  static std::unique_ptr<OrbitalSet> bspline(const std::string& kind, const OrbitalSet& exact,
-                                             const BsplineBox& box) {
-    // The CUDA sets copy the CPU set's table to the device; the CPU copy
-    // is dropped once it is there.
-    if (kind == "bspline-float-cuda") return on_cuda_device(BsplineOrbitals<float>(exact, box));
-    if (kind == "bspline-double-cuda") return on_cuda_device(BsplineOrbitals<double>(exact, box));
-    if (kind == "bspline-float") return std::make_unique<BsplineOrbitals<float>>(exact, box);
-    return std::make_unique<BsplineOrbitals<double>>(exact, box);
-  }
-
-  std::map<std::string, std::unique_ptr<OrbitalSet>> sets_;
+  std::map<std::string, std::shared_ptr<const OrbitalSet>> sets_;
 };
 
 /// Sample points for the orbital accuracy. Trap: Gaussian with the spread
@@ -169,13 +169,15 @@ Eigen::Matrix3Xd accuracy_points(const VmcRunConfig& v) {
 
 OrbitalAccuracyRecord accuracy_record(const VmcRunConfig& v, const OrbitalSet& approx,
                                       const OrbitalSet& exact) {
-  const OrbitalAccuracy a =
-      measure_orbital_accuracy(approx, exact, accuracy_points(v));
+  // A molecule's float set states its epsilon itself; the other systems'
+  // sets are the registry's kinds, which state theirs.
+  const double epsilon = v.molecule() ? approx.computing_epsilon() : orbital_set_kind(v.orbitals).epsilon;
+  const OrbitalAccuracy a = measure_orbital_accuracy(approx, exact, accuracy_points(v), epsilon);
   OrbitalAccuracyRecord r;
   r.orbitals = v.orbitals;
   r.n = v.n;
   r.alpha = v.alpha;
-  r.grid = grid_of(approx);
+  r.grid = grid_of(v);
   r.label = v.molecule()       ? fmt::format("{}-{}-n{}", v.orbitals, molecule_stem(v.file), v.n)
             : v.electron_gas() ? fmt::format("{}-gas-n{}-rs{:g}-grid{}", v.orbitals, v.n, v.rs, r.grid)
                                : fmt::format("{}-n{}-alpha{:g}-grid{}", v.orbitals, v.n, v.alpha, r.grid);
@@ -236,7 +238,7 @@ double median(std::vector<double> values) {
   return values.size() % 2 ? values[m] : 0.5 * (values[m - 1] + values[m]);
 }
 
-VmcRunInfo describe(const VmcRunConfig& v, const OrbitalSet& orbitals, const std::string& reference) {
+VmcRunInfo describe(const VmcRunConfig& v, const std::string& reference) {
   VmcRunInfo i;
   i.name = v.name;
   i.system = v.system;
@@ -254,7 +256,7 @@ VmcRunInfo describe(const VmcRunConfig& v, const OrbitalSet& orbitals, const std
   i.cell_length = v.cell_length();
   i.interacting = v.electron_gas() && v.interacting;
   i.orbitals = v.orbitals;
-  i.grid = grid_of(orbitals);
+  i.grid = grid_of(v);
   i.scheme = v.scheme;
   i.strategy = v.strategy.label;
   i.step = v.step;
@@ -438,7 +440,7 @@ void VmcStudy::run_one(std::size_t index, RunReport& report) {
 
   const int reference = reference_run_index(study_.vmc, index);
   VmcRun run = measure(v, *orbitals[0], result, seconds);
-  run.info = describe(v, *orbitals[0], reference >= 0 ? study_.vmc[reference].name : "");
+  run.info = describe(v, reference >= 0 ? study_.vmc[reference].name : "");
   if (auto it = estimates_.find(std::size_t(reference)); reference >= 0 && it != estimates_.end()) {
     const Agreement a = agreement(run.summary.energy, run.summary.error, it->second.mean,
                                   it->second.error);

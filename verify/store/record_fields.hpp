@@ -10,8 +10,9 @@
 // name cannot drift from the code. Field::optional marks a member added
 // after files were written: absent on read, it keeps its default.
 // A record passed as const gives const members. Members a list leaves out
-// (ExperimentInfo's name and parameters, RunMetadata's config_toml) are
-// stored by other means and named in a comment at their list.
+// (ExperimentInfo's name and parameters, RunMetadata's config_toml, the
+// strategies' provenance and named events) are stored by other means and
+// named in a comment at their list.
 
 #include <concepts>
 #include <cstddef>
@@ -47,6 +48,7 @@ void visit_fields(R& r, F&& f) {
   OPTIONAL_FIELD(cycles, "count", "update cycles applied so far");
 }
 
+// StrategyCheckpoint minus events (columns after these, one per event).
 template <class R, class F>
   requires std::same_as<std::remove_const_t<R>, StrategyCheckpoint>
 void visit_fields(R& r, F&& f) {
@@ -71,8 +73,6 @@ void visit_fields(R& r, F&& f) {
   FIELD(condition_estimate, "1", "||A||_1 ||Ainv_s||_1 from the strategy's own inverse");
   FIELD(breakdowns, "count", "updates classified as breakdowns so far (cumulative)");
   FIELD(recomputes, "count", "from-scratch refactorisations so far");
-  FIELD(flushes, "count", "delayed-update flushes so far");
-  FIELD(splits, "count", "split updates so far");
   FIELD(elapsed_s, "s", "cumulative CPU time inside the strategy's calls");
   OPTIONAL_FIELD(cycle_ratio_error_max, "1",
                  "max |rho_s - rho_ref| / |rho_ref| of the update cycles since the last checkpoint "
@@ -81,8 +81,6 @@ void visit_fields(R& r, F&& f) {
   OPTIONAL_FIELD(cycle_breakdowns, "count", "update cycles reported as breakdowns so far");
   OPTIONAL_FIELD(singular_restarts, "count",
                  "restarts from the exact matrix after the strategy found it singular so far");
-  OPTIONAL_FIELD(cycles_declined, "count",
-                 "update cycles the kernel declined to do whole (applied move by move) so far");
   OPTIONAL_FIELD(ratio_error_median, "1",
                  "median relative ratio error of the proposals since the last checkpoint "
                  "(NaN: none measured)");
@@ -101,6 +99,8 @@ void visit_fields(R& r, F&& f) {
   FIELD(acceptance_rate, "1", "fraction of proposals accepted (forced acceptance)");
 }
 
+// StrategyInfo minus provenance (attributes of their own) and events (the
+// checkpoint table's columns).
 template <class R, class F>
   requires std::same_as<std::remove_const_t<R>, StrategyInfo>
 void visit_fields(R& r, F&& f) {
@@ -114,6 +114,7 @@ void visit_fields(R& r, F&& f) {
   FIELD(variant, "text", "strategy-specific variant");
 }
 
+// StrategySummary minus events (attributes after these, one per event).
 template <class R, class F>
   requires std::same_as<std::remove_const_t<R>, StrategySummary>
 void visit_fields(R& r, F&& f) {
@@ -131,7 +132,6 @@ void visit_fields(R& r, F&& f) {
   FIELD(flips, "count", "decision flips over the run");
   FIELD(breakdowns, "count", "breakdowns over the run");
   FIELD(recomputes, "count", "from-scratch recomputes over the run");
-  FIELD(splits, "count", "split updates over the run");
   FIELD(elapsed_s, "s", "CPU time inside the strategy's calls");
   OPTIONAL_FIELD(max_cycle_ratio_error, "1", "max relative cycle-ratio error over the run (NaN: no cycle)");
   OPTIONAL_FIELD(max_cycle_ratio_error_eps, "eps", "max_cycle_ratio_error in units of epsilon");
@@ -139,8 +139,6 @@ void visit_fields(R& r, F&& f) {
   OPTIONAL_FIELD(singular_restarts, "count",
                  "restarts from the exact matrix after the strategy found it singular");
   OPTIONAL_FIELD(cycles, "count", "update cycles of the experiment");
-  OPTIONAL_FIELD(cycles_declined, "count",
-                 "update cycles the kernel declined to do whole (applied move by move)");
   OPTIONAL_FIELD(singular_checkpoints, "count",
                  "checkpoints where the matrix was singular to the reference's precision (det 0)");
   FIELD(failed, "bool", "1 if the strategy could not continue");

@@ -2,6 +2,7 @@
 // run in a child first (isolated.hpp).
 #include "verify/store/hdf5_store.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -30,9 +31,45 @@ std::optional<Record> read_optional(hid_t object, const std::string& prefix,
   return record;
 }
 
-// StrategyInfo::provenance's keys, in the order they are written.
-constexpr const char* kProvenanceKeys[] = {"library", "library_sha256", "kernel_name",
-                                           "kernel_version"};
+/// The event columns of a strategy's checkpoint table, with the
+/// descriptions stored beside them.
+std::vector<EventColumn> read_event_columns(hid_t group) {
+  const auto op = fmt::format("read the columns of {}/{}", h5::object_name(group), kCheckpoints);
+  Handle dataset = h5::dataset_handle(H5Dopen2(group, kCheckpoints, H5P_DEFAULT), op);
+  Handle stored = h5::type_handle(H5Dget_type(dataset), op);
+  if (H5Tget_class(stored) != H5T_COMPOUND) throw h5::Failure(op, "not a compound dataset");
+  std::vector<std::string> descriptions;
+  if (h5::has_attr(dataset, "column_descriptions"))
+    h5::read_attr(dataset, "column_descriptions", descriptions);
+  std::vector<EventColumn> events;
+  for (std::string& name : event_columns<StrategyCheckpoint>(stored, op)) {
+    const int index = H5Tget_member_index(stored, name.c_str());
+    const bool described = index >= 0 && std::size_t(index) < descriptions.size();
+    events.push_back({std::move(name), described ? descriptions[std::size_t(index)] : ""});
+  }
+  return events;
+}
+
+/// The summary's events: its integer attributes that summary_keys lists
+/// besides the fixed ones (a file from before events were named lists its
+/// splits there).
+EventCounts read_summary_events(hid_t group) {
+  std::vector<std::string> keys;
+  h5::read_attr(group, kSummaryKeys, keys);
+  const std::vector<std::string> fixed = column<StrategySummary>(&Field::name);
+  EventCounts events;
+  for (const std::string& key : keys) {
+    if (std::find(fixed.begin(), fixed.end(), key) != fixed.end() || !h5::has_attr(group, key))
+      continue;
+    const auto op = fmt::format("read attribute '{}' of {}", key, h5::object_name(group));
+    Handle attr = h5::attribute_handle(H5Aopen(group, key.c_str(), H5P_DEFAULT), op);
+    if (h5::declared_attribute(attr, op).type_class != H5T_INTEGER) continue;
+    std::int64_t count = 0;
+    h5::read_attr(group, key, count);
+    events.emplace_back(key, count);
+  }
+  return events;
+}
 
 StrategyResult read_strategy(hid_t strategies, const std::string& label,
                              const ReadOptions& options) {
@@ -45,9 +82,11 @@ StrategyResult read_strategy(hid_t strategies, const std::string& label,
     h5::read_attr(group, key, value);
     result.info.provenance.emplace_back(key, std::move(value));
   }
+  if (h5::has_link(group, kCheckpoints)) result.info.events = read_event_columns(group);
   if (h5::has_attr(group, kSummaryKeys)) {
     result.summary.emplace();
     read_fields(group, "", *result.summary);
+    result.summary->events = read_summary_events(group);
   }
   if (options.checkpoints && h5::has_link(group, kCheckpoints))
     result.checkpoints = read_table<StrategyCheckpoint>(group);

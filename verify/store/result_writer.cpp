@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <ctime>
 #include <set>
 #include <utility>
@@ -31,6 +32,12 @@ std::string utc_timestamp() {
   return buffer;
 }
 
+std::int64_t event_count(const EventCounts& events, std::string_view name) {
+  for (const auto& [event, count] : events)
+    if (event == name) return count;
+  return 0;
+}
+
 namespace fs = std::filesystem;
 using h5::Handle;
 
@@ -44,6 +51,28 @@ void require_group_name(const std::string& name, std::string_view what) {
     throw std::invalid_argument(
         fmt::format("{} name '{}' cannot name a group of the results file: it {}", what, name,
                     *problem));
+}
+
+/// Event columns must name neither a column nor an attribute of the
+/// strategy's group already there, nor each other.
+void require_event_names(const StrategyInfo& info) {
+  std::set<std::string> taken = {kSummaryKeys, kSummaryUnits, kCheckpoints};
+  for (const char* key : kProvenanceKeys) taken.insert(key);
+  for (auto names : {column<StrategyCheckpoint>(&Field::name), column<StrategySummary>(&Field::name),
+                     column<StrategyInfo>(&Field::name)})
+    taken.insert(names.begin(), names.end());
+  for (const EventColumn& event : info.events) {
+    const bool word = !event.name.empty() && std::islower(static_cast<unsigned char>(event.name[0])) &&
+                      std::all_of(event.name.begin(), event.name.end(), [](char c) {
+                        return std::islower(static_cast<unsigned char>(c)) ||
+                               std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+                      });
+    if (!word || !taken.insert(event.name).second)
+      throw std::invalid_argument(fmt::format(
+          "strategy '{}': event '{}' cannot name a column of the results file (lower case "
+          "letters, digits and '_' after a letter, none of the file's own names, each once)",
+          info.label, event.name));
+  }
 }
 
 }  // namespace
@@ -259,6 +288,7 @@ StrategyHandle ResultWriter::begin_strategy(ExperimentHandle experiment, const S
   auto& w = *impl_;
   auto& e = w.experiment(experiment);
   require_group_name(info.label, "strategy");
+  require_event_names(info);
   return w.guarded([&] {
     if (h5::has_link(e.strategies, info.label))
       throw std::invalid_argument(fmt::format("experiment '{}': strategy label '{}' is repeated",
@@ -267,7 +297,7 @@ StrategyHandle ResultWriter::begin_strategy(ExperimentHandle experiment, const S
                      false};
     write_fields(s.group, "", info);
     for (const auto& [key, value] : info.provenance) h5::write_attr(s.group.get(), key, value);
-    s.checkpoints = create_table<StrategyCheckpoint>(s.group);
+    s.checkpoints = create_table<StrategyCheckpoint>(s.group, kCheckpoints, info.events);
     w.flush();
     w.strategies.push_back(std::move(s));
     return StrategyHandle{w.strategies.size() - 1};
@@ -339,8 +369,15 @@ void ResultWriter::finish_strategy(StrategyHandle strategy, const StrategySummar
     throw std::logic_error(fmt::format("results writer: strategy '{}' already finished", s.label));
   w.guarded([&] {
     write_fields(s.group, "", summary);
-    h5::write_attr(s.group, "summary_units", column<StrategySummary>(&Field::unit));
-    h5::write_attr(s.group, kSummaryKeys, column<StrategySummary>(&Field::name));
+    std::vector<std::string> keys = column<StrategySummary>(&Field::name);
+    std::vector<std::string> units = column<StrategySummary>(&Field::unit);
+    for (const std::string& event : s.checkpoints.events) {  // the declared ones, in their order
+      h5::write_attr(s.group, event, event_count(summary.events, event));
+      keys.push_back(event);
+      units.emplace_back("count");
+    }
+    h5::write_attr(s.group, kSummaryUnits, units);
+    h5::write_attr(s.group, kSummaryKeys, keys);
     w.flush();
   });
   s.finished = true;
@@ -362,7 +399,7 @@ void ResultWriter::add_vmc_run(const VmcRun& run) {
     write_series(group, "energy", run.energy);
     // The summary goes last: its keys mark a finished run, as for strategies.
     write_fields(group, "", run.summary);
-    h5::write_attr(group, "summary_units", column<VmcRunSummary>(&Field::unit));
+    h5::write_attr(group, kSummaryUnits, column<VmcRunSummary>(&Field::unit));
     h5::write_attr(group, kSummaryKeys, column<VmcRunSummary>(&Field::name));
     w.flush();
   });
@@ -378,7 +415,7 @@ void ResultWriter::add_orbital_accuracy(const OrbitalAccuracyRecord& record) {
     if (h5::has_link(sets, record.label)) return;  // the same set measured once per run
     Handle group = h5::create_group(sets, record.label);
     write_fields(group, "", record);
-    h5::write_attr(group, "summary_units", column<OrbitalAccuracyRecord>(&Field::unit));
+    h5::write_attr(group, kSummaryUnits, column<OrbitalAccuracyRecord>(&Field::unit));
     h5::write_attr(group, kSummaryKeys, column<OrbitalAccuracyRecord>(&Field::name));
     w.flush();
   });

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -76,6 +77,18 @@ struct ReferenceCheckpoint {
   std::int64_t cycles = 0;        // update cycles applied so far (added later: optional on read)
 };
 
+/// A named event a strategy counts (StrategyTraits::events): a column of its
+/// checkpoint table and an attribute of its summary, stored after the fixed
+/// ones whatever the strategy.
+struct EventColumn {
+  std::string name;         // lower case, digits, '_'; none of the fixed columns
+  std::string description;  // one line, stored in column_descriptions
+};
+
+/// (name, count) of each event a strategy declares (StrategyInfo::events),
+/// in its order.
+using EventCounts = std::vector<std::pair<std::string, std::int64_t>>;
+
 /// Per strategy, per checkpoint.
 struct StrategyCheckpoint {
   std::int64_t move = 0;
@@ -96,17 +109,15 @@ struct StrategyCheckpoint {
   double condition_estimate = 0.0;     // ||A||_1 ||Ainv_s||_1 from the strategy's own inverse
   std::int64_t breakdowns = 0;         // cumulative
   std::int64_t recomputes = 0;
-  std::int64_t flushes = 0;
-  std::int64_t splits = 0;
   double elapsed_s = 0.0;              // cumulative seconds inside the strategy's calls
   // Update cycles (added later: optional on read, so older files keep these defaults).
   double cycle_ratio_error_max = kNotMeasured;  // max relative cycle-ratio error since the last checkpoint
   double cycle_ratio_error_max_eps = kNotMeasured;
   std::int64_t cycle_breakdowns = 0;   // cycles the strategy reported as breakdowns (cumulative)
   std::int64_t singular_restarts = 0;  // resets from the exact matrix after the strategy found it singular
-  std::int64_t cycles_declined = 0;    // cycles an external kernel declined, applied move by move (added later)
   // The typical proposal's error, which the few with tiny |rho| do not move (added later).
   double ratio_error_median = kNotMeasured;
+  EventCounts events;                  // cumulative, stored as columns of their own
 };
 
 /// Static description of a strategy within an experiment.
@@ -122,6 +133,9 @@ struct StrategyInfo {
   /// Text attributes of what was run, written only where present: an
   /// external kernel's library, library_sha256, kernel_name, kernel_version.
   std::vector<std::pair<std::string, std::string>> provenance;
+  /// The events it counts: their columns in the checkpoint table (read
+  /// back from it: every int64 column besides the fixed ones).
+  std::vector<EventColumn> events;
 };
 
 /// Summary of a strategy over a whole experiment (root of the tables).
@@ -140,18 +154,21 @@ struct StrategySummary {
   std::int64_t flips = 0;
   std::int64_t breakdowns = 0;
   std::int64_t recomputes = 0;
-  std::int64_t splits = 0;
   double elapsed_s = 0.0;
   double max_cycle_ratio_error = kNotMeasured;  // over the run's update cycles
   double max_cycle_ratio_error_eps = kNotMeasured;
   std::int64_t cycle_breakdowns = 0;
   std::int64_t singular_restarts = 0;
-  std::int64_t cycles_declined = 0;
   std::int64_t cycles = 0;                // update cycles of the experiment
   std::int64_t singular_checkpoints = 0;  // checkpoints where the reference had det 0
   bool failed = false;                   // the strategy could not continue
   std::string failure;                   // why
+  EventCounts events;                    // over the run (the last checkpoint's), attributes of their own
 };
+
+/// The count of the named event in `events`; 0 where it is absent (a
+/// strategy that does not count it, a file from before it was counted).
+std::int64_t event_count(const EventCounts& events, std::string_view name);
 
 // ---- VMC runs (docs/vmc.md) ------------------------------------------
 

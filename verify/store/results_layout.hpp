@@ -21,6 +21,10 @@ inline constexpr const char* kParamPrefix = "param.";
 inline constexpr const char* kAppendedPrefix = "appended.";
 inline constexpr const char* kReferenceEnginePrefix = "reference.";
 inline constexpr const char* kSummaryKeys = "summary_keys";  // written last: marks a finished strategy
+inline constexpr const char* kSummaryUnits = "summary_units";
+// StrategyInfo::provenance's keys, in the order they are written.
+inline constexpr const char* kProvenanceKeys[] = {"library", "library_sha256", "kernel_name",
+                                                  "kernel_version"};
 // 1 once commit() closed the file and renamed it to its final name; 0 in a
 // .partial, so that the file of a killed run is never taken as complete.
 inline constexpr const char* kCommittedAttr = "committed";

@@ -11,7 +11,7 @@
 namespace slaterlab {
 
 /// Builds delayed-cuda for options.precision: double -> <double, double>,
-/// float -> <float, float>, mixed -> <float, double> (Storage, Look, as the
+/// float -> <float, float>, mixed -> <float, double> (Storage, LookAheadScalar, as the
 /// CPU delayed update). options.variant: "" or "incremental" (the naive
 /// look-ahead is CPU only).
 std::unique_ptr<DeterminantUpdater> make_delayed_cuda(const UpdaterOptions& options);

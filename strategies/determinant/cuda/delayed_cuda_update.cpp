@@ -2,7 +2,7 @@
 
 // On the device (column-major, leading dimension N for N-row arrays and K
 // for the window's K x K arrays): Ainv^T (Storage), the window's new columns
-// A' and rows W (Look), B^{-1} and W^T A' (= B, Look), the window's
+// A' and rows W (LookAheadScalar), B^{-1} and W^T A' (= B, LookAheadScalar), the window's
 // electrons k_i, and the proposal's vectors a', r, cur, A'^T r, c, q,
 // W^T a' (= b), t. On the host: the counts, the electrons' window moves,
 // the window rows' norms of the growth guard, log|det|.
@@ -37,54 +37,54 @@
 
 namespace slaterlab {
 
-template <class Storage, class Look>
-CudaDelayedUpdate<Storage, Look>::CudaDelayedUpdate(UpdaterOptions options)
+template <class Storage, class LookAheadScalar>
+CudaDelayedUpdate<Storage, LookAheadScalar>::CudaDelayedUpdate(UpdaterOptions options)
     : DelayedWindowUpdater(std::move(options)) {
   if (parse_delayed_variant(this->options().variant) != DelayedVariant::incremental)
     throw std::invalid_argument("strategy 'delayed-cuda' has only the incremental look-ahead, not variant '" +
                                 this->options().variant + "'");
 }
 
-template <class Storage, class Look>
-std::string CudaDelayedUpdate<Storage, Look>::label() const {
+template <class Storage, class LookAheadScalar>
+std::string CudaDelayedUpdate<Storage, LookAheadScalar>::label() const {
   return "delayed-cuda-" + std::to_string(options().k) + "-" + std::string(to_string(precision()));
 }
 
-template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::allocate() {
+template <class Storage, class LookAheadScalar>
+void CudaDelayedUpdate<Storage, LookAheadScalar>::allocate() {
   const auto nn = std::size_t(n());
   const auto kk = std::size_t(capacity());
   if (ainvt_.size() == nn * nn && columns_.size() == nn * kk) return;  // same shape: keep
   ainvt_ = Array<Storage>(nn * nn);
-  columns_ = Array<Look>(nn * kk);
-  w_ = Array<Look>(nn * kk);
-  binv_ = Array<Look>(kk * kk);
-  wa_table_ = Array<Look>(kk * kk);
+  columns_ = Array<LookAheadScalar>(nn * kk);
+  w_ = Array<LookAheadScalar>(nn * kk);
+  binv_ = Array<LookAheadScalar>(kk * kk);
+  wa_table_ = Array<LookAheadScalar>(kk * kk);
   electron_dev_ = Array<int>(kk);
   exact_ = Array<double>(nn);
-  column_ = Array<Look>(nn);
-  row_ = Array<Look>(nn);
-  cur_row_ = Array<Look>(nn);
-  for (Array<Look>* v : {&ra_, &c_row_, &q_, &wa_, &t_}) *v = Array<Look>(kk);
+  column_ = Array<LookAheadScalar>(nn);
+  row_ = Array<LookAheadScalar>(nn);
+  cur_row_ = Array<LookAheadScalar>(nn);
+  for (Array<LookAheadScalar>* v : {&ra_, &c_row_, &q_, &wa_, &t_}) *v = Array<LookAheadScalar>(kk);
   flush_work_ = {};
 }
 
-template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::reset(const Eigen::MatrixXd& a) {
+template <class Storage, class LookAheadScalar>
+void CudaDelayedUpdate<Storage, LookAheadScalar>::reset(const Eigen::MatrixXd& a) {
   begin_reset(a);
   allocate();
   electron_.assign(std::size_t(capacity()), 0);
   last_move_of_.assign(std::size_t(n()), -1);
   w_norm2_.assign(std::size_t(capacity()), 0.0);
   moved_norm2_.assign(std::size_t(capacity()), 0.0);
-  q_host_.assign(std::size_t(capacity()), Look(0));
+  q_host_.assign(std::size_t(capacity()), LookAheadScalar(0));
   restart_protocol();
   refactorise();
   mutable_counters().recomputes = 0;  // the initial factorisation is not a recompute
 }
 
-template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::refactorise() {
+template <class Storage, class LookAheadScalar>
+void CudaDelayedUpdate<Storage, LookAheadScalar>::refactorise() {
   // The CPU inversion of sm and delayed (LU in double for mixed), uploaded
   // transposed so that a row of Ainv is a contiguous device column.
   const Inversion<Storage> inv = invert_at<Storage>(precision(), matrix());
@@ -95,19 +95,20 @@ void CudaDelayedUpdate<Storage, Look>::refactorise() {
   note_recompute();
 }
 
-template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::close_window() {
+template <class Storage, class LookAheadScalar>
+void CudaDelayedUpdate<Storage, LookAheadScalar>::close_window() {
   for (int i = 0; i < m_; ++i) last_move_of_[std::size_t(electron_[std::size_t(i)])] = -1;
   m_ = 0;
 }
 
-template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::load_row(Eigen::Index k) {
+template <class Storage, class LookAheadScalar>
+void CudaDelayedUpdate<Storage, LookAheadScalar>::load_row(Eigen::Index k) {
   cuda::convert(ainvt_.data() + k * size(), row_.data(), long(n()));
 }
 
-template <class Storage, class Look>
-Ratio CudaDelayedUpdate<Storage, Look>::ratio(Eigen::Index k, const Eigen::VectorXd& new_column) {
+template <class Storage, class LookAheadScalar>
+Ratio CudaDelayedUpdate<Storage, LookAheadScalar>::ratio(Eigen::Index k,
+                                                         const Eigen::VectorXd& new_column) {
   begin_proposal(k, new_column);
   proposal_open_ = true;
   const int nn = n();
@@ -118,18 +119,21 @@ Ratio CudaDelayedUpdate<Storage, Look>::ratio(Eigen::Index k, const Eigen::Vecto
   cuda::copy_on_device(cur_row_.data(), row_.data(), std::size_t(nn));
   if (m > 0) {
     // cur = r - W q, q = B^{-T} c, c_i = r^T a'_i - delta(k, k_i).
-    cuda::gemv(blas_, true, nn, m, Look(1), columns_.data(), nn, row_.data(), Look(0), ra_.data());
+    cuda::gemv(blas_, true, nn, m, LookAheadScalar(1), columns_.data(), nn, row_.data(),
+               LookAheadScalar(0), ra_.data());
     cuda::subtract_replaced(ra_.data(), c_row_.data(), electron_dev_.data(), m,
                             int(k));
-    cuda::gemv(blas_, true, m, m, Look(1), binv_.data(), capacity(), c_row_.data(), Look(0), q_.data());
-    cuda::gemv(blas_, false, nn, m, Look(-1), w_.data(), nn, q_.data(), Look(1), cur_row_.data());
+    cuda::gemv(blas_, true, m, m, LookAheadScalar(1), binv_.data(), capacity(), c_row_.data(),
+               LookAheadScalar(0), q_.data());
+    cuda::gemv(blas_, false, nn, m, LookAheadScalar(-1), w_.data(), nn, q_.data(),
+               LookAheadScalar(1), cur_row_.data());
   }
   pending_ratio_ = double(cuda::dot(blas_, nn, cur_row_.data(), column_.data()));
   return classify(pending_ratio_);
 }
 
-template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::accept() {
+template <class Storage, class LookAheadScalar>
+void CudaDelayedUpdate<Storage, LookAheadScalar>::accept() {
   const double rho = pending_ratio_;
   const Eigen::Index k = pending().k;
   if (!commit_accepted(rho)) return;
@@ -142,10 +146,10 @@ void CudaDelayedUpdate<Storage, Look>::accept() {
   place_accepted_move(*this, k, rho, step_growth);
 }
 
-template <class Storage, class Look>
-bool CudaDelayedUpdate<Storage, Look>::reopen_window(Eigen::Index k) {
+template <class Storage, class LookAheadScalar>
+bool CudaDelayedUpdate<Storage, LookAheadScalar>::reopen_window(Eigen::Index k) {
   load_row(k);
-  const Look fresh = cuda::dot(blas_, n(), row_.data(), column_.data());
+  const LookAheadScalar fresh = cuda::dot(blas_, n(), row_.data(), column_.data());
   if (!(std::abs(double(fresh)) > 0) || !std::isfinite(double(fresh))) {
     refactorise();
     return false;
@@ -154,17 +158,19 @@ bool CudaDelayedUpdate<Storage, Look>::reopen_window(Eigen::Index k) {
   return true;
 }
 
-template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::open_window(Eigen::Index k, Look pivot) {
+template <class Storage, class LookAheadScalar>
+void CudaDelayedUpdate<Storage, LookAheadScalar>::open_window(Eigen::Index k,
+                                                              LookAheadScalar pivot) {
   // B = [r^T a'] = [pivot]: B^{-1} = [1 / pivot], W^T A' = [pivot].
-  cuda::border_inverse<Look>(binv_.data(), wa_table_.data(), capacity(), nullptr, nullptr, nullptr,
-                             nullptr, 0, pivot, pivot);
+  cuda::border_inverse<LookAheadScalar>(binv_.data(), wa_table_.data(), capacity(), nullptr,
+                                        nullptr, nullptr, nullptr, 0, pivot, pivot);
   store_move(0, k, double(pivot), true);
   m_ = 1;
 }
 
-template <class Storage, class Look>
-bool CudaDelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot) {
+template <class Storage, class LookAheadScalar>
+bool CudaDelayedUpdate<Storage, LookAheadScalar>::extend_window(Eigen::Index k,
+                                                                LookAheadScalar pivot) {
   const int nn = n();
   const int m = m_;
   const int ld = capacity();
@@ -179,10 +185,12 @@ bool CudaDelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot)
   // b = W^T a' (the move's electron is not in the window, so the column it
   // replaces is A0's, whose products with W are the identity's zeros),
   // t = B^{-1} b.
-  cuda::gemv(blas_, true, nn, m, Look(1), w_.data(), nn, column_.data(), Look(0), wa_.data());
-  cuda::gemv(blas_, false, m, m, Look(1), binv_.data(), ld, wa_.data(), Look(0), t_.data());
+  cuda::gemv(blas_, true, nn, m, LookAheadScalar(1), w_.data(), nn, column_.data(),
+             LookAheadScalar(0), wa_.data());
+  cuda::gemv(blas_, false, m, m, LookAheadScalar(1), binv_.data(), ld, wa_.data(),
+             LookAheadScalar(0), t_.data());
 
-  const Look rc = cuda::dot(blas_, nn, row_.data(), column_.data());
+  const LookAheadScalar rc = cuda::dot(blas_, nn, row_.data(), column_.data());
   cuda::border_inverse(binv_.data(), wa_table_.data(), ld, t_.data(), q_.data(), wa_.data(), ra_.data(),
                        m, pivot, rc);
   store_move(m, k, double(pivot), false);
@@ -190,8 +198,9 @@ bool CudaDelayedUpdate<Storage, Look>::extend_window(Eigen::Index k, Look pivot)
   return true;
 }
 
-template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::store_move(int i, Eigen::Index k, double pivot, bool opens) {
+template <class Storage, class LookAheadScalar>
+void CudaDelayedUpdate<Storage, LookAheadScalar>::store_move(int i, Eigen::Index k, double pivot,
+                                                             bool opens) {
   const auto nn = std::size_t(n());
   cuda::copy_on_device(columns_.data() + std::size_t(i) * nn, column_.data(), nn);
   cuda::copy_on_device(w_.data() + std::size_t(i) * nn, row_.data(), nn);
@@ -204,17 +213,18 @@ void CudaDelayedUpdate<Storage, Look>::store_move(int i, Eigen::Index k, double 
   cuda::upload(electron_dev_.data() + i, &electron_[std::size_t(i)], 1);
 }
 
-template <class Storage, class Look>
-bool CudaDelayedUpdate<Storage, Look>::solve_window_rows(CorrectionWork& work, int p) const {
+template <class Storage, class LookAheadScalar>
+bool CudaDelayedUpdate<Storage, LookAheadScalar>::solve_window_rows(CorrectionWork& work,
+                                                                    int p) const {
   const int nn = n();
   const int ld = capacity();
   work.z.reserve(std::size_t(nn) * std::size_t(ld));
   work.lu.reserve(std::size_t(ld) * std::size_t(ld));
   work.order.reserve(std::size_t(ld));
   // Z B^T = W with B = P L U: Z = W P L^{-T} U^{-T} (delayed_window.hpp).
-  std::vector<Look> table(std::size_t(ld) * std::size_t(p));
+  std::vector<LookAheadScalar> table(std::size_t(ld) * std::size_t(p));
   cuda::download(table.data(), wa_table_.data(), table.size());
-  const std::optional<LuFactors<Look>> lu = window_matrix_lu(table.data(), ld, p);
+  const std::optional<LuFactors<LookAheadScalar>> lu = window_matrix_lu(table.data(), ld, p);
   if (!lu) return false;
   const std::vector<int> order = lu_column_order(lu->pivots);
   cuda::upload(work.lu.data(), lu->lu.data(), std::size_t(p) * std::size_t(p));
@@ -225,14 +235,15 @@ bool CudaDelayedUpdate<Storage, Look>::solve_window_rows(CorrectionWork& work, i
   return true;
 }
 
-template <class Storage, class Look>
-bool CudaDelayedUpdate<Storage, Look>::correct(Array<Storage>& ainvt, CorrectionWork& work) const {
+template <class Storage, class LookAheadScalar>
+bool CudaDelayedUpdate<Storage, LookAheadScalar>::correct(Array<Storage>& ainvt,
+                                                          CorrectionWork& work) const {
   const int nn = n();
   const int m = m_;
   const std::size_t block = std::size_t(nn) * std::size_t(capacity());
   work.y.reserve(block);
   const Storage* columns = nullptr;
-  if constexpr (std::is_same_v<Storage, Look>) {
+  if constexpr (std::is_same_v<Storage, LookAheadScalar>) {
     columns = columns_.data();
   } else {  // mixed: the flush GEMMs run in float on A' and Z rounded to float
     work.columns_store.reserve(block);
@@ -256,12 +267,14 @@ bool CudaDelayedUpdate<Storage, Look>::correct(Array<Storage>& ainvt, Correction
       [&](Eigen::Index first) { return apply_moves_singly(ainvt, columns, work, int(first)); });
 }
 
-template <class Storage, class Look>
-void CudaDelayedUpdate<Storage, Look>::woodbury_update(Array<Storage>& ainvt, const Storage* columns,
-                                                      CorrectionWork& work, int p) const {
+template <class Storage, class LookAheadScalar>
+void CudaDelayedUpdate<Storage, LookAheadScalar>::woodbury_update(Array<Storage>& ainvt,
+                                                                  const Storage* columns,
+                                                                  CorrectionWork& work,
+                                                                  int p) const {
   const int nn = n();
   const Storage* z = nullptr;
-  if constexpr (std::is_same_v<Storage, Look>) {
+  if constexpr (std::is_same_v<Storage, LookAheadScalar>) {
     z = work.z.data();
   } else {
     cuda::convert(work.z.data(), work.z_store.data(), long(nn) * p);
@@ -275,9 +288,11 @@ void CudaDelayedUpdate<Storage, Look>::woodbury_update(Array<Storage>& ainvt, co
              ainvt.data(), nn);
 }
 
-template <class Storage, class Look>
-bool CudaDelayedUpdate<Storage, Look>::apply_moves_singly(Array<Storage>& ainvt, const Storage* columns,
-                                                         CorrectionWork& work, int first) const {
+template <class Storage, class LookAheadScalar>
+bool CudaDelayedUpdate<Storage, LookAheadScalar>::apply_moves_singly(Array<Storage>& ainvt,
+                                                                     const Storage* columns,
+                                                                     CorrectionWork& work,
+                                                                     int first) const {
   // sm_update's arithmetic (linalg.hpp) on the device, with sm_pivot's pivot:
   // x = Ainv a' - e_k, Ainv^T -= row_k x^T / pivot.
   const auto nn = std::size_t(n());
@@ -288,7 +303,7 @@ bool CudaDelayedUpdate<Storage, Look>::apply_moves_singly(Array<Storage>& ainvt,
     const Storage* column = columns + std::size_t(i) * nn;
     const Storage* row = ainvt.data() + k * nn;
     double pivot = 0.0;
-    if constexpr (std::is_same_v<Storage, Look>) {
+    if constexpr (std::is_same_v<Storage, LookAheadScalar>) {
       pivot = double(cuda::dot(blas_, n(), row, column));
     } else {  // accumulated in double, as sm_pivot does for mixed
       work.pivot_row.reserve(nn);
@@ -307,8 +322,8 @@ bool CudaDelayedUpdate<Storage, Look>::apply_moves_singly(Array<Storage>& ainvt,
   return true;
 }
 
-template <class Storage, class Look>
-MaintainedState CudaDelayedUpdate<Storage, Look>::maintained() const {
+template <class Storage, class LookAheadScalar>
+MaintainedState CudaDelayedUpdate<Storage, LookAheadScalar>::maintained() const {
   const auto count = std::size_t(n()) * std::size_t(n());
   MatrixX<Storage> ainvt(size(), size());
   if (m_ == 0) {

@@ -24,7 +24,7 @@
 
 namespace slaterlab {
 
-template <class Storage, class Look>
+template <class Storage, class LookAheadScalar>
 class CudaDelayedUpdate final : public DelayedWindowUpdater {
  public:
   explicit CudaDelayedUpdate(UpdaterOptions options);
@@ -44,13 +44,13 @@ class CudaDelayedUpdate final : public DelayedWindowUpdater {
   /// makes its own).
   struct CorrectionWork {
     Array<Storage> y;              // Ainv U, N x m
-    Array<Look> z;                 // W B^{-T}, N x m
-    Array<Look> lu;                // B's LU factors, m x m
+    Array<LookAheadScalar> z;                 // W B^{-T}, N x m
+    Array<LookAheadScalar> lu;                // B's LU factors, m x m
     Array<int> order;              // the column order of W P, m
     Array<Storage> z_store;        // Z in Storage (mixed)
     Array<Storage> columns_store;  // A' in Storage (mixed)
     Array<Storage> x, row;         // sm's update of a move applied singly, N
-    Array<Look> pivot_row, pivot_column;  // mixed: sm's pivot in double, N
+    Array<LookAheadScalar> pivot_row, pivot_column;  // mixed: sm's pivot in double, N
   };
 
   int n() const { return int(size()); }
@@ -61,14 +61,14 @@ class CudaDelayedUpdate final : public DelayedWindowUpdater {
   void correct_flushed_inverse() override {
     if (!correct(ainvt_, flush_work_)) refactorise();
   }
-  /// r <- row k of Ainv, in Look.
+  /// r <- row k of Ainv, in LookAheadScalar.
   void load_row(Eigen::Index k);
   // The window operations place_accepted_move (delayed_window.hpp) decides between.
   template <class Updater>
   friend void place_accepted_move(Updater& u, Eigen::Index k, double pivot, double step_growth);
   bool in_window(Eigen::Index k) const { return last_move_of_[std::size_t(k)] >= 0; }
-  void open_window(Eigen::Index k, Look pivot);
-  bool extend_window(Eigen::Index k, Look pivot);
+  void open_window(Eigen::Index k, LookAheadScalar pivot);
+  bool extend_window(Eigen::Index k, LookAheadScalar pivot);
   bool reopen_window(Eigen::Index k);
   /// Stores the pending move as window move i; `opens`: it is the window's
   /// first (its electron's row just after it is r / pivot, else cur / pivot).
@@ -92,21 +92,21 @@ class CudaDelayedUpdate final : public DelayedWindowUpdater {
 
   // Device state.
   Array<Storage> ainvt_;      // Ainv^T at the last flush, N x N
-  Array<Look> columns_;       // A', N x K
-  Array<Look> w_;             // W, N x K
-  Array<Look> binv_;          // B^{-1}, K x K
-  Array<Look> wa_table_;      // W^T A', K x K
+  Array<LookAheadScalar> columns_;       // A', N x K
+  Array<LookAheadScalar> w_;             // W, N x K
+  Array<LookAheadScalar> binv_;          // B^{-1}, K x K
+  Array<LookAheadScalar> wa_table_;      // W^T A', K x K
   Array<int> electron_dev_;   // k_i, K
   Array<double> exact_;       // a' as given (double), N
-  Array<Look> column_, row_, cur_row_;  // a', r, cur: N
-  Array<Look> ra_, c_row_, q_, wa_, t_;  // K each
+  Array<LookAheadScalar> column_, row_, cur_row_;  // a', r, cur: N
+  Array<LookAheadScalar> ra_, c_row_, q_, wa_, t_;  // K each
   CorrectionWork flush_work_;
 
   // Host bookkeeping.
   std::vector<int> electron_, last_move_of_;
   std::vector<double> w_norm2_;  // ||w_j||^2 per window move (the growth guard)
   std::vector<double> moved_norm2_;  // ||cur_j / rho_j||^2 per window move (the flush's split)
-  std::vector<Look> q_host_;     // q of the move being placed (the growth guard)
+  std::vector<LookAheadScalar> q_host_;     // q of the move being placed (the growth guard)
   double pending_ratio_ = 0.0;
   double column_norm_ = 0.0;  // ||a'|| of the accepted move
   double cur_norm_ = 0.0;     // ||cur|| of the accepted move

@@ -32,7 +32,7 @@ TEST(FuzzCorpus, EveryCaseBehavesAsItsStatusSays) {
     const CorpusEntry e = read_corpus_entry(file);
     const Property property = parse_property(e.property);
     CheckStats stats;
-    const auto failure = check_case(property, e.strategy, e.options, e.kase, &stats);
+    const auto failure = check_case(property, e.strategy, e.options, e.property_case, &stats);
     if (e.status == "known-finding") {
       EXPECT_TRUE(failure.has_value())
           << e.label << " now satisfies " << e.property
@@ -44,7 +44,7 @@ TEST(FuzzCorpus, EveryCaseBehavesAsItsStatusSays) {
       EXPECT_FALSE(failure.has_value()) << e.label << " (status " << e.status
                                         << "): " << failure->message;
       // A case beyond the error model would pass without checking anything.
-      EXPECT_TRUE(compared_something(property, stats, e.kase))
+      EXPECT_TRUE(compared_something(property, stats, e.property_case))
           << e.label << " (status " << e.status << "): " << e.property << " compared nothing";
     }
   }
@@ -60,9 +60,9 @@ TEST_F(Corpus, EntryRoundTrips) {
   recipe.electrons = {0, 2, 1};
   recipe.accepts = {1, 0, 1};
   recipe.seed = 5;
-  e.kase = build_randsvd_case(recipe);
-  e.kase.probe_column = 2;
-  e.kase.probe_source = 0;
+  e.property_case = build_randsvd_case(recipe);
+  e.property_case.probe_column = 2;
+  e.property_case.probe_source = 0;
   e.strategy = "delayed";
   e.options.precision = Precision::mixed;
   e.options.recompute_every = 7;
@@ -74,12 +74,12 @@ TEST_F(Corpus, EntryRoundTrips) {
   e.message = "a message, with \"quotes\"";
   e.status = "known-finding";
   e.seed = 18446744073709551615ull;
-  const fs::path file = dir_ / corpus_file_name(e.label, e.property, e.kase);
+  const fs::path file = dir_ / corpus_file_name(e.label, e.property, e.property_case);
   write_corpus_entry(file, e);
   EXPECT_EQ(corpus_files(dir_), std::vector<fs::path>{file});  // no temporary left
 
   const CorpusEntry back = read_corpus_entry(file);
-  EXPECT_TRUE(same_case(back.kase, e.kase));
+  EXPECT_TRUE(same_case(back.property_case, e.property_case));
   EXPECT_EQ(back.strategy, e.strategy);
   EXPECT_EQ(back.options.precision, e.options.precision);
   EXPECT_EQ(back.options.recompute_every, 7);
@@ -94,7 +94,7 @@ TEST_F(Corpus, EntryRoundTrips) {
 
   // A replay file without the fuzz attributes is not a corpus entry.
   ReplayData plain;
-  plain.initial = e.kase.initial;
+  plain.initial = e.property_case.initial;
   plain.columns.resize(3, 0);
   plain.accept.emplace();
   write_replay(dir_ / "plain.h5", plain);

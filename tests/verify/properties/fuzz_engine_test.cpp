@@ -47,8 +47,8 @@ TEST_F(Fuzz, BrokenStrategyIsFoundShrunkSavedAndReproduced) {
   EXPECT_EQ(f.failure.property, "RatiosMatchOracle");
   EXPECT_NE(f.failure.message.find("rel.err="), std::string::npos) << f.failure.message;
   // Shrunk: any N and any checked ratio show the perturbation.
-  EXPECT_LE(f.counterexample.kase.n(), 2) << f.counterexample;
-  EXPECT_LE(f.counterexample.kase.moves.size(), 2u) << f.counterexample;
+  EXPECT_LE(f.counterexample.property_case.n(), 2) << f.counterexample;
+  EXPECT_LE(f.counterexample.property_case.moves.size(), 2u) << f.counterexample;
   EXPECT_GT(f.shrink_steps, 0);
   EXPECT_EQ(r.tallies[0].failures, 1);
 
@@ -56,9 +56,9 @@ TEST_F(Fuzz, BrokenStrategyIsFoundShrunkSavedAndReproduced) {
   ASSERT_TRUE(fs::exists(f.file)) << f.file;
   EXPECT_EQ(f.file.parent_path(), dir_);
   const ReplayData replay = read_replay(f.file);  // a valid replay file
-  EXPECT_EQ(replay.n(), f.counterexample.kase.n());
+  EXPECT_EQ(replay.n(), f.counterexample.property_case.n());
   const CorpusEntry e = read_corpus_entry(f.file);
-  EXPECT_TRUE(same_case(e.kase, f.counterexample.kase));
+  EXPECT_TRUE(same_case(e.property_case, f.counterexample.property_case));
   EXPECT_EQ(e.strategy, "sm-broken");
   EXPECT_EQ(e.label, "sm-broken-double");
   EXPECT_EQ(e.property, "RatiosMatchOracle");
@@ -66,12 +66,12 @@ TEST_F(Fuzz, BrokenStrategyIsFoundShrunkSavedAndReproduced) {
   EXPECT_EQ(e.seed, f.seed);
   EXPECT_EQ(e.options.recompute_every, f.counterexample.recompute_every);
   EXPECT_EQ(e.message, f.failure.message);
-  const auto again = check_case(parse_property(e.property), e.strategy, e.options, e.kase);
+  const auto again = check_case(parse_property(e.property), e.strategy, e.options, e.property_case);
   ASSERT_TRUE(again.has_value());
   EXPECT_EQ(again->message, f.failure.message);
   // ... and it is the perturbation that fails, not the case.
   UpdaterOptions plain = e.options;
-  EXPECT_FALSE(check_case(Property::ratios_match_oracle, "sm", plain, e.kase).has_value());
+  EXPECT_FALSE(check_case(Property::ratios_match_oracle, "sm", plain, e.property_case).has_value());
 
   // The printed command finds and shrinks the same case.
   EXPECT_NE(f.reproduce.find("--strategy sm-broken-double --property RatiosMatchOracle "
@@ -85,7 +85,8 @@ TEST_F(Fuzz, BrokenStrategyIsFoundShrunkSavedAndReproduced) {
   fs::create_directories(re.corpus);
   const FuzzReport r2 = run_fuzz(re);
   ASSERT_EQ(r2.failures.size(), 1u);
-  EXPECT_TRUE(same_case(r2.failures[0].counterexample.kase, f.counterexample.kase));
+  EXPECT_TRUE(
+      same_case(r2.failures[0].counterexample.property_case, f.counterexample.property_case));
   EXPECT_EQ(r2.failures[0].file.filename(), f.file.filename());
 
 }
@@ -100,8 +101,8 @@ TEST_F(Fuzz, BrokenCycleIsFoundByTheCyclePropertyShrunkAndSavedAsCycles) {
   EXPECT_NE(f.failure.message.find("rel.err=2.000e+00"), std::string::npos)
       << f.failure.message;
   // Shrunk: one cycle of two updates on a 2 x 2 matrix.
-  EXPECT_EQ(f.counterexample.kase.n(), 2) << f.counterexample;
-  EXPECT_EQ(f.counterexample.kase.cycles, std::vector<int>{2}) << f.counterexample;
+  EXPECT_EQ(f.counterexample.property_case.n(), 2) << f.counterexample;
+  EXPECT_EQ(f.counterexample.property_case.cycles, std::vector<int>{2}) << f.counterexample;
   EXPECT_GT(r.tallies[0].stats.ratios_checked, 0);  // randsvd cases ran the other properties
   EXPECT_NE(f.reproduce.find("--property CycleRatioMatchesOracle --workload cycles"),
             std::string::npos)
@@ -112,13 +113,14 @@ TEST_F(Fuzz, BrokenCycleIsFoundByTheCyclePropertyShrunkAndSavedAsCycles) {
   ASSERT_TRUE(replay.cycle.has_value());
   EXPECT_FALSE(replay.accept.has_value());
   const CorpusEntry e = read_corpus_entry(f.file);
-  EXPECT_TRUE(same_case(e.kase, f.counterexample.kase));
-  const auto again = check_case(parse_property(e.property), e.strategy, e.options, e.kase);
+  EXPECT_TRUE(same_case(e.property_case, f.counterexample.property_case));
+  const auto again = check_case(parse_property(e.property), e.strategy, e.options, e.property_case);
   ASSERT_TRUE(again.has_value());
   EXPECT_EQ(again->message, f.failure.message);
   // ... and it is the slip that fails, not the case.
   EXPECT_FALSE(
-      check_case(Property::cycle_ratio_matches_oracle, "splitting", e.options, e.kase).has_value());
+      check_case(Property::cycle_ratio_matches_oracle, "splitting", e.options, e.property_case)
+          .has_value());
 }
 
 TEST_F(Fuzz, CyclePropertyRunsOnTheCyclesWorkloadOnly) {

@@ -56,6 +56,7 @@ inline bool register_broken_strategies() {
                       [](const UpdaterOptions& o) { return std::make_unique<BrokenRatio>(o); });
     StrategyTraits completes;
     completes.cycles = StrategyTraits::Cycles::whole;
+    completes.events = strategy_traits("splitting").events;  // it splits as splitting does
     register_strategy("splitting-slip", {Precision::double_},
                       [](const UpdaterOptions& o) { return std::make_unique<CycleSignSlip>(o); },
                       completes);

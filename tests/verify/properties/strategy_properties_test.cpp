@@ -23,9 +23,10 @@
 // its check compared something (compared_something) and fails when that is
 // fewer than half of them.
 //
-// Findings (bounds a strategy exceeds) are kept as tests under
-// StrategyFindings, with their counterexamples, and as "known-finding" or
-// "fixed" files in data/fuzz-corpus (tests/verify/properties/corpus_test.cpp).
+// A finding (a bound a strategy exceeded) is kept, once fixed, as a test
+// under StrategyFindings with its counterexample, and as a file of
+// data/fuzz-corpus, whose status says whether it is fixed or a known,
+// unfixed finding (tests/verify/properties/corpus_test.cpp replays each).
 //
 // Case counts and seeds. RapidCheck's default is 100 cases; properties that
 // are expensive per case ask for fewer through check_property(), which also
@@ -155,8 +156,8 @@ void check_generated(const PropertyConfig& cfg, Property p, int max_success,
     const GeneratedCase g = pick_case(limits);
     const UpdaterOptions o = handling.generated_cadence ? with_cadence(cfg, g) : cfg.options;
     CheckStats stats;
-    const auto failure = check_case(p, cfg.name, o, g.kase, &stats);
-    compared.count(p, stats, g.kase);
+    const auto failure = check_case(p, cfg.name, o, g.property_case, &stats);
+    compared.count(p, stats, g.property_case);
     if (handling.discard_vacuous) RC_PRE(stats.vacuous == 0);
     assert_holds(failure);
   });

@@ -42,7 +42,7 @@ constexpr double kEps = std::numeric_limits<double>::epsilon();
 
 StrategyResult strategy(const std::string& label, bool qr = false) {
   StrategyResult s;
-  s.info = {label, qr ? "qr-givens" : "sm", "double", kEps, 0, 1e-12, 16, "", {}};
+  s.info = {label, qr ? "qr-givens" : "sm", "double", kEps, 0, 1e-12, 16, "", {}, {}};
   StrategySummary m;
   m.worst_log_det_error = 3e-14;
   m.final_log_det_error = 1e-14;
@@ -80,10 +80,10 @@ ResultsFile synthetic() {
   return f;
 }
 
-/// Comparisons per strategy: 10 metrics (the cycle-ratio error among them),
-/// 7 counts (cycle breakdowns, singular restarts and checkpoints among them),
-/// "finished".
-constexpr std::size_t kPerStrategy = 18;
+/// Comparisons per strategy without judged events (sm, recompute, qr):
+/// 10 metrics (the cycle-ratio error among them), 6 counts (cycle
+/// breakdowns, singular restarts and checkpoints among them), "finished".
+constexpr std::size_t kPerStrategy = 17;
 
 const Comparison* find(const RegressReport& r, const std::string& strategy,
                        const std::string& metric) {
@@ -99,6 +99,39 @@ TEST(RegressCompare, IdenticalResultsPass) {
   EXPECT_TRUE(r.passed());
   EXPECT_EQ(r.comparisons.size(), 2 * kPerStrategy);
   EXPECT_TRUE(r.notes.empty());
+}
+
+// Named events are counts where their strategy declares them judged
+// (splitting's splits: limit max(factor x baseline, 1)) and are not compared
+// otherwise (delayed's flushes); an event a summary lacks counts 0.
+TEST(RegressCompare, JudgedEventsAreCountsAndOtherEventsAreNotCompared) {
+  ResultsFile base = synthetic();
+  StrategyResult split = strategy("splitting-double");
+  split.info.name = "splitting";
+  split.summary->events = {{"splits", 2}};
+  StrategyResult delayed = strategy("delayed-16-double");
+  delayed.info.name = "delayed";
+  delayed.summary->events = {{"flushes", 4}};
+  base.experiments[0].strategies = {split, delayed};
+  ResultsFile now = base;
+  now.experiments[0].strategies[0].summary->events = {{"splits", 9}};
+  now.experiments[0].strategies[1].summary->events = {{"flushes", 400}};
+  RegressReport r = compare_results(now, base);
+  const Comparison* splits = find(r, "splitting-double", "splits");
+  ASSERT_NE(splits, nullptr);
+  EXPECT_FALSE(splits->passed);
+  EXPECT_EQ(splits->limit, 8);
+  EXPECT_EQ(find(r, "delayed-16-double", "flushes"), nullptr);
+  EXPECT_EQ(r.failures(), 1u);
+
+  base.experiments[0].strategies[0].summary->events.clear();
+  now.experiments[0].strategies[0].summary->events = {{"splits", 1}};
+  r = compare_results(now, base);
+  splits = find(r, "splitting-double", "splits");
+  ASSERT_NE(splits, nullptr);
+  EXPECT_TRUE(splits->passed);
+  EXPECT_EQ(splits->baseline, 0);
+  EXPECT_EQ(splits->limit, 1);
 }
 
 // The synthetic cell: sm (an update strategy) carries m = 20 accepted
@@ -513,7 +546,7 @@ TEST(RegressReports, MarkdownListsEveryComparisonWithItsStatus) {
   now.experiments[0].strategies[0].summary->flips = 100;
   const RegressReport r = compare_results(now, base);
   const std::string md = format_regress_summary(r, "nightly", {"baseline: b.h5"});
-  EXPECT_NE(md.find("**FAIL**: 1 of 36 comparisons failed."), std::string::npos) << md;
+  EXPECT_NE(md.find("**FAIL**: 1 of 34 comparisons failed."), std::string::npos) << md;
   EXPECT_NE(md.find("- baseline: b.h5"), std::string::npos);
   EXPECT_NE(md.find("| gaussian-n32 | sm-double | flips | 100 | 3 | 12 | **FAIL** |"),
             std::string::npos)
@@ -526,7 +559,7 @@ TEST(RegressReports, MarkdownListsEveryComparisonWithItsStatus) {
   }
   EXPECT_EQ(rows, r.comparisons.size());
   EXPECT_NE(format_regress_summary(compare_results(base, base), "n", {})
-                .find("**PASS**: all 36 comparisons held."),
+                .find("**PASS**: all 34 comparisons held."),
             std::string::npos);
 }
 
@@ -604,6 +637,7 @@ class PerturbedCycle final : public testing::ForwardingUpdater {
 const bool kRegistered = [] {
   StrategyTraits completes;
   completes.cycles = StrategyTraits::Cycles::whole;
+  completes.events = strategy_traits("splitting").events;  // it splits as splitting does
   register_strategy("splitting-cycle-perturbed", {Precision::double_},
                     [](const UpdaterOptions& o) { return std::make_unique<PerturbedCycle>(o); },
                     completes);
@@ -726,13 +760,13 @@ TEST_F(RegressRun, IdenticalRunPassesAndLeavesNoTemporaryFile) {
   EXPECT_NE(err.find("comparisons against"), std::string::npos) << err;
   EXPECT_EQ(slurp(a.baseline), before);  // never written without --update-baseline
 
-  // 2 experiments x 2 strategies x 14 comparisons, all passing.
+  // 2 experiments x 2 strategies x kPerStrategy comparisons, all passing.
   const Xml xml = parse_xml(slurp(a.junit));
   ASSERT_EQ(xml.error, "");
   EXPECT_EQ(xml.count("testsuite"), 2);
   EXPECT_EQ(xml.count("testcase"), 2 * 2 * int(kPerStrategy));
   EXPECT_EQ(xml.count("failure"), 0);
-  EXPECT_NE(slurp(a.summary).find("**PASS**: all 72 comparisons held."), std::string::npos);
+  EXPECT_NE(slurp(a.summary).find("**PASS**: all 68 comparisons held."), std::string::npos);
 
   const std::string prefix = "slaterlab-regress-" + std::to_string(::getpid()) + "-";
   for (const auto& entry : fs::directory_iterator(fs::temp_directory_path())) {

@@ -152,7 +152,7 @@ void expect_same_results(const ResultsFile& x, const ResultsFile& y) {
         EXPECT_TRUE(same(c.inverse_divergence, d.inverse_divergence)) << p.info.label;
         EXPECT_TRUE(same(c.qr_residual, d.qr_residual)) << p.info.label;
         EXPECT_EQ(c.flips, d.flips);
-        EXPECT_EQ(c.flushes, d.flushes);
+        EXPECT_EQ(c.events, d.events);
       }
       ASSERT_TRUE(p.summary && q.summary);
       EXPECT_TRUE(same(p.summary->worst_log_det_error, q.summary->worst_log_det_error));

@@ -8,7 +8,10 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
+#include <string>
 
 namespace slaterlab {
 namespace {
@@ -72,6 +75,22 @@ TEST_F(Runner, EveryStrategyHasEveryCheckpoint) {
   }
 }
 
+// Each event a shipped strategy counts (StrategyTraits::events) becomes a
+// column of the results file: docs/results.md's table of named events lists
+// it (its other tests hold the file and the document to each other).
+TEST(RunnerEvents, EveryShippedEventIsDocumented) {
+  std::ifstream in(std::filesystem::path(SLATERLAB_SOURCE_DIR) / "docs" / "results.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int events = 0;
+  for (const std::string& name : registered_strategies())
+    for (const CounterEvent& event : strategy_traits(name).events) {
+      ++events;
+      EXPECT_NE(doc.find("| `" + event.name + "` | int64 | count |"), std::string::npos)
+          << name << " counts '" << event.name << "'";
+    }
+  EXPECT_GT(events, 0);
+}
+
 TEST_F(Runner, RecomputeDoubleIsAccurateToItsDerivedBound) {
   // LU of the exact matrix is backward stable: |d log|det|| <= c N eps kappa
   // with c = 10 (growth factor and the log-sum's own rounding, both O(1) for
@@ -96,7 +115,8 @@ TEST_F(Runner, CertifiedBallContainsTheMpReference) {
     EXPECT_TRUE(e.certified_initial->certified) << e.certified_initial->message;
     EXPECT_TRUE(e.certified_initial->mp_inside);
     EXPECT_TRUE(e.certified_final->mp_inside);
-    EXPECT_NEAR(e.certified_final->mp_log_abs, e.reference.back().log_det, 1e-12);
+    // Both are the reference's final log|det|, rounded to double the same way.
+    EXPECT_DOUBLE_EQ(e.certified_final->mp_log_abs, e.reference.back().log_det);
   }
 }
 
@@ -176,12 +196,13 @@ TEST_F(Runner, ChecksNameTheStrategyAndTheMetric) {
 double delayed_factor(int k) {
   UpdaterOptions o;
   o.k = k;
-  return strategy_traits("delayed", o).rounding_factor(o);
+  return strategy_traits("delayed", o).rounding.factor_for(o);
 }
 
 TEST(CompareDelayedWithSm, HoldsWithinTheGuardFactorAndNamesEachViolation) {
   // F = 16 sqrt(16 + 1) = 65.97 for K = 16.
-  EXPECT_NEAR(delayed_factor(16), 16 * std::sqrt(17.0), 1e-12);
+  // The traits compute kGrowthFactor sqrt(K + 1) as this does: equal to rounding.
+  EXPECT_DOUBLE_EQ(delayed_factor(16), 16 * std::sqrt(17.0));
   StrategySummary sm;
   sm.max_ratio_error_normalised = 1e-2;
   sm.worst_log_det_error = 1e-12;

@@ -23,6 +23,8 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <regex>
+#include <set>
 #include <algorithm>
 #include <sstream>
 #include <string>
@@ -68,7 +70,12 @@ StrategyInfo sample_strategy(const std::string& label, int salt) {
                          {"library_sha256", std::string(64, 'a')},
                          {"kernel_name", "k"},
                          {"kernel_version", "1." + std::to_string(salt)}}
-                   : std::vector<std::pair<std::string, std::string>>{}};
+                   : std::vector<std::pair<std::string, std::string>>{},
+          // Named events on odd salts (columns after the fixed ones), none on even ones.
+          salt % 2 ? std::vector<EventColumn>{{"flushes", "flushes so far"},
+                                              {"splits", "splits so far"},
+                                              {"cycles_declined", "cycles declined so far"}}
+                   : std::vector<EventColumn>{}};
 }
 
 ReferenceCheckpoint sample_reference_row(int i, int salt) {
@@ -97,8 +104,7 @@ StrategyCheckpoint sample_strategy_row(int i, int salt) {
   row.condition_estimate = 1e4 * base;
   row.breakdowns = i / 2;
   row.recomputes = i / 3 + salt;
-  row.flushes = i * 4;
-  row.splits = i % 2;
+  if (salt % 2) row.events = {{"flushes", i * 4}, {"splits", i % 2}, {"cycles_declined", i / 2}};
   row.elapsed_s = 0.001 * base;
   return row;
 }
@@ -119,7 +125,7 @@ StrategySummary sample_summary(int salt) {
   s.flips = 3 + salt;
   s.breakdowns = 2 * salt;
   s.recomputes = 10 + salt;
-  s.splits = salt;
+  if (salt % 2) s.events = {{"flushes", 4 * salt}, {"splits", salt}, {"cycles_declined", 2 * salt}};
   s.elapsed_s = 0.25 * (salt + 1);
   s.failed = salt == 3;
   s.failure = s.failed ? "singular update at move 812" : "";
@@ -170,6 +176,11 @@ void expect_equal(const StrategyInfo& a, const StrategyInfo& b) {
   EXPECT_EQ(a.k, b.k);
   EXPECT_EQ(a.variant, b.variant);
   EXPECT_EQ(a.provenance, b.provenance);
+  ASSERT_EQ(a.events.size(), b.events.size());
+  for (std::size_t i = 0; i < a.events.size(); ++i) {
+    EXPECT_EQ(a.events[i].name, b.events[i].name);
+    EXPECT_EQ(a.events[i].description, b.events[i].description);
+  }
 }
 
 void expect_equal(const ReferenceCheckpoint& a, const ReferenceCheckpoint& b) {
@@ -201,8 +212,7 @@ void expect_equal(const StrategyCheckpoint& a, const StrategyCheckpoint& b) {
   EXPECT_TRUE(same_bits(a.condition_estimate, b.condition_estimate));
   EXPECT_EQ(a.breakdowns, b.breakdowns);
   EXPECT_EQ(a.recomputes, b.recomputes);
-  EXPECT_EQ(a.flushes, b.flushes);
-  EXPECT_EQ(a.splits, b.splits);
+  EXPECT_EQ(a.events, b.events);
   EXPECT_TRUE(same_bits(a.elapsed_s, b.elapsed_s));
 }
 
@@ -221,7 +231,7 @@ void expect_equal(const StrategySummary& a, const StrategySummary& b) {
   EXPECT_EQ(a.flips, b.flips);
   EXPECT_EQ(a.breakdowns, b.breakdowns);
   EXPECT_EQ(a.recomputes, b.recomputes);
-  EXPECT_EQ(a.splits, b.splits);
+  EXPECT_EQ(a.events, b.events);
   EXPECT_TRUE(same_bits(a.elapsed_s, b.elapsed_s));
   EXPECT_EQ(a.failed, b.failed);
   EXPECT_EQ(a.failure, b.failure);
@@ -773,6 +783,60 @@ TEST_F(Hdf5StoreTest, MisuseIsRejected) {
   EXPECT_TRUE(results.experiments[0].strategies[0].checkpoints.empty());
 }
 
+// Named events (StrategyInfo::events) are columns and summary attributes
+// only when their names cannot be taken for anything the file has already.
+TEST_F(Hdf5StoreTest, EventsThatCannotNameAColumnAreRefused) {
+  auto writer = ResultWriter::create(final_, sample_metadata("events"));
+  const auto e = writer.begin_experiment(sample_experiment("e", 0));
+  for (const std::string name : {"breakdowns", "worst_log_det_error", "label", "library",
+                                 "summary_keys", "Flushes", "2nd", "with space", ""}) {
+    SCOPED_TRACE(name);
+    StrategyInfo info = sample_strategy("s", 0);
+    info.events = {{name, "a description"}};
+    EXPECT_THROW(writer.begin_strategy(e, info), std::invalid_argument);
+  }
+  StrategyInfo twice = sample_strategy("s", 0);
+  twice.events = {{"refreshes", "one"}, {"refreshes", "two"}};
+  EXPECT_THROW(writer.begin_strategy(e, twice), std::invalid_argument);
+  // An event a row does not count is stored as 0 (not counted yet).
+  StrategyInfo info = sample_strategy("s", 0);
+  info.events = {{"refreshes", "refreshes so far"}};
+  const auto s = writer.begin_strategy(e, info);
+  writer.append(s, sample_strategy_row(0, 0));
+  writer.finish_strategy(s, sample_summary(0));
+  writer.commit();
+  const StrategyResult got = read_results(final_).experiments.at(0).strategies.at(0);
+  ASSERT_EQ(got.info.events.size(), 1u);
+  EXPECT_EQ(got.info.events[0].description, "refreshes so far");
+  EXPECT_EQ(got.checkpoints.at(0).events, (EventCounts{{"refreshes", 0}}));
+  EXPECT_EQ(got.summary->events, (EventCounts{{"refreshes", 0}}));
+}
+
+// Files written before events were named stored flushes and splits as
+// fixed columns of every strategy (and splits as a summary attribute): they
+// read as events, which is how regress compares a new run with them.
+TEST_F(Hdf5StoreTest, CountsOfAFileFromBeforeNamedEventsReadAsEvents) {
+  const ResultsFile old =
+      read_results(fs::path(SLATERLAB_SOURCE_DIR) / "data" / "baselines" / "nightly.h5");
+  int splitting = 0;
+  for (const ExperimentResult& e : old.experiments)
+    for (const StrategyResult& s : e.strategies) {
+      SCOPED_TRACE(e.info.name + " / " + s.info.label);
+      std::vector<std::string> names;
+      for (const EventColumn& event : s.info.events) names.push_back(event.name);
+      EXPECT_NE(std::find(names.begin(), names.end(), "flushes"), names.end());
+      EXPECT_NE(std::find(names.begin(), names.end(), "splits"), names.end());
+      ASSERT_FALSE(s.checkpoints.empty());
+      EXPECT_EQ(s.checkpoints.back().events.size(), names.size());
+      ASSERT_TRUE(s.summary);
+      // The summary's count is the last checkpoint's, as the runner folds it.
+      EXPECT_EQ(event_count(s.summary->events, "splits"),
+                event_count(s.checkpoints.back().events, "splits"));
+      splitting += s.info.name == "splitting" && event_count(s.summary->events, "splits") > 0;
+    }
+  EXPECT_GT(splitting, 0) << "the nightly's splitting strategies split";
+}
+
 // ---- the documentation describes the files ----------------------------------------
 
 std::string schema_doc() {
@@ -875,20 +939,26 @@ TEST_F(Hdf5StoreTest, SchemaDocumentDescribesEveryAttributeAndColumnWithItsUnit)
   }
 }
 
+/// A VMC run "run" (2 walkers, 3 blocking levels) and the orbital record
+/// "bspline-float-n4-alpha1-grid8".
+void add_vmc_and_orbitals(ResultWriter& writer) {
+  VmcRun run;
+  run.info.name = "run";
+  run.walkers.resize(2);
+  run.blocking.resize(3);
+  run.energy = {{1.0, 2.0}, {3.0}};
+  writer.add_vmc_run(run);
+  OrbitalAccuracyRecord record;
+  record.label = "bspline-float-n4-alpha1-grid8";
+  writer.add_orbital_accuracy(record);
+}
+
 // The VMC and orbital-accuracy groups are documented the same way: every
 // attribute and every column, with the unit the file records.
 TEST_F(Hdf5StoreTest, SchemaDocumentDescribesVmcAndOrbitalGroups) {
   {
     auto writer = ResultWriter::create(final_, sample_metadata("vmc"));
-    VmcRun run;
-    run.info.name = "run";
-    run.walkers.resize(2);
-    run.blocking.resize(3);
-    run.energy = {{1.0, 2.0}, {3.0}};
-    writer.add_vmc_run(run);
-    OrbitalAccuracyRecord record;
-    record.label = "bspline-float-n4-alpha1-grid8";
-    writer.add_orbital_accuracy(record);
+    add_vmc_and_orbitals(writer);
     writer.commit();
   }
   const auto doc = schema_doc();
@@ -937,6 +1007,103 @@ TEST_F(Hdf5StoreTest, SchemaDocumentDescribesVmcAndOrbitalGroups) {
   h5::Handle sets = h5::open_group(file, "orbitals");
   h5::Handle set = h5::open_group(sets, "bspline-float-n4-alpha1-grid8");
   expect_group(set);
+}
+
+/// Every name a results file holds: its groups' members, attributes,
+/// datasets and the members of its compound tables, at any depth.
+void collect_names(hid_t object, std::set<std::string>& names) {
+  for (const auto& attr : h5::attr_names(object)) names.insert(attr);
+  if (H5Iget_type(object) == H5I_DATASET) {
+    h5::Handle type(H5Dget_type(object), H5Tclose);
+    if (H5Tget_class(type) == H5T_COMPOUND) {
+      for (int i = 0; i < H5Tget_nmembers(type); ++i) {
+        char* member = H5Tget_member_name(type, unsigned(i));
+        names.insert(member);
+        H5free_memory(member);
+      }
+    }
+    return;
+  }
+  for (const auto& link : h5::link_names(object)) {
+    names.insert(link);
+    h5::Handle child(H5Oopen(object, link.c_str(), H5P_DEFAULT), H5Oclose);
+    ASSERT_TRUE(child.valid()) << link;
+    collect_names(child, names);
+  }
+}
+
+/// The names the schema document gives in the first column of its tables of
+/// attributes, columns, datasets, fields and events.
+std::vector<std::string> documented_names(const std::string& doc) {
+  static const std::regex header(R"(^\| (Attribute|Column|Dataset|Field|Event)\b.*\|)");
+  static const std::regex name("`([^`]+)`");
+  std::vector<std::string> names;
+  bool in_table = false;
+  std::istringstream in(doc);
+  for (std::string line; std::getline(in, line);) {
+    if (std::regex_search(line, header)) {
+      in_table = true;
+      continue;
+    }
+    if (!line.starts_with("|")) {
+      in_table = false;
+      continue;
+    }
+    if (!in_table || line.starts_with("|---")) continue;
+    const std::string first = line.substr(1, line.find('|', 1) - 1);
+    for (std::sregex_iterator m(first.begin(), first.end(), name), end; m != end; ++m)
+      names.push_back((*m)[1]);
+  }
+  return names;
+}
+
+// The other direction of the two tests above: every attribute, column,
+// dataset and named event the schema document lists, and every results
+// field another page names by a link into it ([`x`](results.md...)), is
+// in a written file (here one with every kind of record: experiments, one
+// appended, strategies with a kernel's provenance and with events, a VMC
+// run and an orbital record).
+TEST_F(Hdf5StoreTest, EveryFieldTheDocumentsNameIsWritten) {
+  write_committed({"e1"});
+  {
+    auto writer = ResultWriter::create(final_, sample_metadata("more"), /*append=*/true);
+    write_experiments(writer, {"e2"});
+    add_vmc_and_orbitals(writer);
+    writer.commit();
+  }
+  h5::library_init();
+  h5::Handle file(H5Fopen(final_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  ASSERT_TRUE(file.valid());
+  std::set<std::string> written;
+  collect_names(file, written);
+  const auto is_written = [&](const std::string& name) {
+    if (written.count(name)) return true;
+    const auto placeholder = name.find('<');  // param.<key>: any param.
+    for (const std::string& w : written) {
+      if (placeholder != std::string::npos && w.starts_with(name.substr(0, placeholder))) return true;
+      if (w.ends_with("." + name)) return true;  // certified_final.<field>, appended.<field>
+    }
+    return false;
+  };
+
+  const std::vector<std::string> listed = documented_names(schema_doc());
+  ASSERT_GT(listed.size(), 100u) << "the document's tables were not found";
+  for (const std::string& name : listed) {
+    if (name == "<event>") continue;  // its table lists the events one by one
+    EXPECT_TRUE(is_written(name)) << "docs/results.md lists `" << name << "`, no file has it";
+  }
+
+  static const std::regex link(R"(\[`([A-Za-z0-9_.]+)`\]\(results\.md[^)]*\))");
+  int linked = 0;
+  for (const auto& page : fs::directory_iterator(fs::path(SLATERLAB_SOURCE_DIR) / "docs")) {
+    if (page.path().extension() != ".md") continue;
+    const std::string text = file_bytes(page.path());
+    for (std::sregex_iterator m(text.begin(), text.end(), link), end; m != end; ++m, ++linked) {
+      EXPECT_TRUE(is_written((*m)[1])) << page.path().filename().string() << " names `"
+                                       << (*m)[1] << "` as a results field, no file has it";
+    }
+  }
+  EXPECT_GT(linked, 0) << "no page names a results field by a link: the check would be vacuous";
 }
 
 /// A python3 that has h5py, or empty.
