@@ -4,7 +4,8 @@ folder of the repository that holds a tracked file, and only folders that
 exist. A tree line names a folder as its path ending in "/" (a file path
 such as .ci/run names its folder); "<x>" in a path stands for any one folder
 name; a line of a folder names the folders it is in too. Folders below
-data/fuzz-corpus/ and tests/fuzz/ are theirs.
+data/fuzz-corpus/, data/molecules/ (a TREXIO text file is a folder) and
+tests/fuzz/ are theirs.
 
 Usage: readme_layout_test.py REPO_ROOT; exits 1 naming each mismatch.
 """
@@ -36,7 +37,7 @@ def main():
                            check=True).stdout.split()
     folders = {f.rsplit("/", 1)[0] for f in files if "/" in f}
     folders = {f for f in folders
-               if not any(f.startswith(owner + "/") for owner in ("data/fuzz-corpus", "tests/fuzz"))}
+               if not any(f.startswith(owner + "/") for owner in ("data/fuzz-corpus", "data/molecules", "tests/fuzz"))}
     paths = tree_paths((root / "README.md").read_text())
     wrong = []
     for folder in sorted(folders):
