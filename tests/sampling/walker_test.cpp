@@ -39,6 +39,8 @@
 namespace slaterlab {
 namespace {
 
+constexpr double kEps = std::numeric_limits<double>::epsilon();
+
 using testing::local_energy_bound;
 using testing::maintained_inverse;
 using testing::rng_stream;
@@ -230,12 +232,20 @@ TEST(WalkerSchemes, QsDecidesAgainstTheFixedConfiguration) {
     orbitals.evaluate_values(w.positions(), a);
     w.sweep(Scheme::qs, 0.8);
     const Eigen::PartialPivLU<Eigen::MatrixXd> lu(a);
+    // Both ratios solve A x = u for component j, backward stably: each is
+    // within about n eps kappa(A) (|rho| + 1) of the exact one, and the
+    // walker's inverse carries that error once per accepted move since the
+    // start (4 s n of them at most). 4 covers the LU's growth and the sum.
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(a);
+    const double kappa = svd.singularValues()(0) / svd.singularValues()(n - 1);
+    const double moves = double(n) * (s + 1);
     for (Eigen::Index j = 0; j < n; ++j) {
       if (!w.decisions()[std::size_t(j)]) continue;  // only accepted trials are visible afterwards
       Eigen::Matrix3Xd rj = w.positions().col(j);
       orbitals.evaluate_values(rj, trial);
       const double rho = lu.solve(trial.col(0).eval())(j);
-      EXPECT_NEAR(w.ratios()[std::size_t(j)], rho, 1e-10 * std::max(1.0, std::abs(rho)));
+      const double bound = 4 * (moves + 1) * double(n) * kEps * kappa * (std::abs(rho) + 1);
+      EXPECT_NEAR(w.ratios()[std::size_t(j)], rho, bound);
     }
   }
 }

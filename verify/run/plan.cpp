@@ -36,7 +36,7 @@
 // three DGEMMs (6 N^3 flops), then one DGEMM (2 N^3) per inverse strategy
 // and two splits (12 N^3) per QR strategy, with their O(N^2) passes at an
 // effective 50 GFLOP/s. Constants from CPU times at N = 1024 and 2048 on
-// this project's machine; good to a factor of two there (docs/resources.md),
+// a 2-core machine (docs/resources.md), good to a factor of two there;
 // shown to decide whether to wait, never used to decide anything else.
 
 #include <fmt/format.h>
