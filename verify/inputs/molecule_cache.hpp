@@ -12,12 +12,20 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "slaterlab/strategies/orbitals/molecular_orbitals.hpp"
 
 namespace slaterlab {
 
 std::shared_ptr<const MolecularWavefunction> load_molecule(const std::string& path);
+
+/// The `orbitals` keys of a molecule (workloads and VMC runs alike): its
+/// MOs evaluated in "double" or in "float".
+const std::vector<std::string>& molecule_orbital_keys();
+/// The precision an `orbitals` key names; std::invalid_argument for a key
+/// not in molecule_orbital_keys().
+OrbitalPrecision molecule_orbital_precision(const std::string& key);
 
 /// The name a molecule file gives runs and experiments: its file name up to
 /// the first dot ("data/molecules/h2o-ccpvdz.trexio.h5": "h2o-ccpvdz").

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "slaterlab/strategies/sampling/molecular_start.hpp"
+#include "verify/inputs/molecule_cache.hpp"
 #include "verify/inputs/workload_base.hpp"
 
 namespace slaterlab {
@@ -68,8 +69,8 @@ class MoleculeCyclesWorkload final : public WorkloadBase {
  protected:
   Eigen::MatrixXd make_initial() override {
     const Eigen::MatrixXd& mo = spec_.spin == "up" ? molecule_->mo_up : molecule_->mo_down;
-    const auto precision = spec_.orbitals == "float" ? OrbitalPrecision::kFloat : OrbitalPrecision::kDouble;
-    orbitals_ = std::make_unique<MolecularOrbitals>(molecule_, mo, used_, precision);
+    orbitals_ = std::make_unique<MolecularOrbitals>(molecule_, mo, used_,
+                                                    molecule_orbital_precision(spec_.orbitals));
     positions_ = positions_near_nuclei(spec_.n, molecule_->nuclei, kNuclearStartWidth, initial_rng_);
     orbitals_->evaluate_values(positions_, values_);
     return values_.topRows(spec_.n).transpose();

@@ -34,7 +34,6 @@ const std::set<std::string> kVmcListKeys = {"n",    "alpha",    "orbitals",  "sc
 namespace {
 
 const std::vector<std::string> kSystems = {"harmonic-trap", "electron-gas", "molecule"};
-const std::vector<std::string> kMoleculeOrbitals = {"double", "float"};
 const std::vector<std::string> kTrapOnlyKeys = {"alpha", "omega"};
 const std::vector<std::string> kGasOnlyKeys = {"rs", "polarised", "interacting"};
 // A molecule's electrons and orbitals come from its file.
@@ -127,7 +126,7 @@ VmcRunConfig parse_vmc(const toml::table& t, std::uint64_t study_seed, const std
   }
   // A molecule's orbitals are its file's, in double or float; the other
   // systems' are the orbital-set registry's.
-  const auto orbital_sets = v.molecule() ? kMoleculeOrbitals : known_orbital_sets();
+  const auto orbital_sets = v.molecule() ? molecule_orbital_keys() : known_orbital_sets();
   v.orbitals = get_string(t, "orbitals", v.molecule() ? "double" : v.orbitals, where);
   if (std::find(orbital_sets.begin(), orbital_sets.end(), v.orbitals) == orbital_sets.end()) {
     fail(where, "unknown orbitals '" + v.orbitals + "'" + suggestion_suffix(v.orbitals, orbital_sets));

@@ -57,9 +57,6 @@ namespace {
 
 using namespace workload_detail;
 
-// A molecule's orbitals are its file's MOs, evaluated in double or float.
-const std::vector<std::string> kMoleculeOrbitals = {"double", "float"};
-
 /// Builds the orbital set when the walk starts: a B-spline table may take
 /// seconds and gigabytes, and a study builds every workload once to
 /// validate it before any work.
@@ -216,14 +213,14 @@ Eigen::Index molecule_electrons(const MolecularWavefunction& molecule, const std
 
 std::unique_ptr<Workload> make_molecule_workload(const WorkloadSpec& spec,
                                                  std::shared_ptr<const MolecularWavefunction> molecule) {
-  if (!contains(kMoleculeOrbitals, spec.orbitals))
-    bad("unknown orbitals '" + spec.orbitals + "' for molecule (valid: " + join(kMoleculeOrbitals) + ")");
+  if (!contains(molecule_orbital_keys(), spec.orbitals))
+    bad("unknown orbitals '" + spec.orbitals + "' for molecule (valid: " + join(molecule_orbital_keys()) + ")");
   const Eigen::Index electrons = molecule_electrons(*molecule, spec.spin);
   if (electrons != spec.n)
     bad(spec.file + " has " + std::to_string(electrons) + " spin-" + spec.spin + " electrons, not n = " +
         std::to_string(spec.n));
   if (spec.excitations) return make_molecule_cycles(spec, std::move(molecule));
-  const auto precision = spec.orbitals == "float" ? OrbitalPrecision::kFloat : OrbitalPrecision::kDouble;
+  const auto precision = molecule_orbital_precision(spec.orbitals);
   std::vector<int> occupied(static_cast<std::size_t>(spec.n));
   std::iota(occupied.begin(), occupied.end(), 0);
   const OrbitalBuilder build = [molecule, spin = spec.spin, occupied, precision]() {

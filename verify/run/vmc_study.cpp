@@ -113,7 +113,7 @@ class OrbitalCache {
       const Eigen::Index n = spin == 0 ? molecule->electrons_up : molecule->electrons_down;
       std::vector<int> occupied(static_cast<std::size_t>(n));
       std::iota(occupied.begin(), occupied.end(), 0);
-      const auto precision = kind == "float" ? OrbitalPrecision::kFloat : OrbitalPrecision::kDouble;
+      const auto precision = molecule_orbital_precision(kind);
       it = sets_.emplace(key, std::make_unique<MolecularOrbitals>(
                                   molecule, spin == 0 ? molecule->mo_up : molecule->mo_down,
                                   std::move(occupied), precision))
